@@ -1,0 +1,10 @@
+"""The one error type the loader and the projections raise for bad input."""
+
+
+class RecordingError(ValueError):
+    """A file cannot be read as an agentfootprint recording.
+
+    The message names the problem and where it is, e.g.
+    ``events[412]: expected an object, found a string``. Callers show it to a
+    person as it is; it never carries a traceback's worth of detail.
+    """

@@ -1,0 +1,525 @@
+"""Read a saved agentfootprint run into a validated :class:`Recording`.
+
+Accepted inputs (sniffed from the bytes, never from a file name):
+
+1. a recording ``{snapshot, events, structure}`` from ``recordRun(...).toRecording()``;
+2. an ``agentfootprint.recording.v1`` envelope holding such a recording;
+3. either of those gzipped;
+4. a bare boundary-event list (``DomainEvent[]``), which has no typed stream.
+
+Anything else raises :class:`RecordingError` naming the problem and where it
+is. What a readable file does not carry (lean payloads, an incomplete run,
+dropped events, several runs, unknown event types, a missing structure) is
+reported as :class:`Gap` entries instead of being hidden.
+
+Each event is checked once, for the fields the projections read, in the same
+pass that counts it; nothing here walks the log twice.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import sys
+import zlib
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from recorders.errors import RecordingError
+from recorders.event_types import KNOWN_BOUNDARY_TYPES, KNOWN_TYPED_TYPES
+
+ENVELOPE_FORMAT = "agentfootprint.recording.v1"
+BOUNDARY_RECORDER_NAME = "BoundaryEvents"
+
+# The large corpus recording nests 1,213 levels deep (an executionTree chain).
+# Python's parser counts nesting against the recursion limit, so parsing runs
+# with at least this limit; deeper files are refused with a clear message.
+MAX_NESTING_DEPTH = 10_000
+# A gzip member may not expand beyond this: a guard against decompression bombs.
+MAX_DECOMPRESSED_BYTES = 2 * 1024**3
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Something the recording does not carry, said plainly for the health line."""
+
+    code: str
+    message: str
+
+
+@dataclass
+class Recording:
+    """A loaded, validated recording. Events stay the parsed JSON objects."""
+
+    source_kind: str  # "recording" | "envelope" | "boundary-list"
+    typed_events: list[dict]
+    boundary_events: list[dict]
+    has_typed_stream: bool
+    has_boundary_log: bool
+    boundary_mode: str | None = None
+    envelope_format: str | None = None
+    producer: dict | None = None
+    run_info: dict | None = None
+    privacy: dict | None = None
+    configuration: Any = None
+    snapshot: dict | None = None
+    structure: Any = None
+    typed_counts: dict[str, int] = field(default_factory=dict)
+    boundary_counts: dict[str, int] = field(default_factory=dict)
+    typed_run_ids: list[str] = field(default_factory=list)
+    unknown_typed_types: dict[str, int] = field(default_factory=dict)
+    unknown_boundary_types: dict[str, int] = field(default_factory=dict)
+    gaps: list[Gap] = field(default_factory=list)
+
+    @property
+    def is_lean(self) -> bool:
+        return self.boundary_mode == "lean"
+
+    @property
+    def complete(self) -> bool | None:
+        """The envelope's ``run.complete``; None when the file does not say."""
+        if self.run_info is None:
+            return None
+        value = self.run_info.get("complete")
+        return value if isinstance(value, bool) else None
+
+    @property
+    def dropped_events(self) -> int | None:
+        if self.run_info is None:
+            return None
+        value = self.run_info.get("droppedEvents")
+        return value if _is_number(value) else None
+
+    @property
+    def snapshot_run_id(self) -> str | None:
+        if isinstance(self.snapshot, dict) and isinstance(self.snapshot.get("runId"), str):
+            return self.snapshot["runId"]
+        return None
+
+
+# ─── Entry points ──────────────────────────────────────────────────────
+
+
+def load_path(path: str | os.PathLike) -> Recording:
+    """Read and load a file; an unreadable path is a RecordingError too."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise RecordingError(f"cannot read {os.fspath(path)!r}: {exc.strerror or exc}") from None
+    return load_recording(data)
+
+
+def load_recording(data: bytes | bytearray | str) -> Recording:
+    """Load a recording from its bytes (plain or gzipped JSON) or its text."""
+    document = parse_json(data)
+    return interpret(document)
+
+
+def parse_json(data: bytes | bytearray | str) -> Any:
+    """Decompress if gzipped, decode UTF-8 (a BOM is allowed) and parse JSON."""
+    if isinstance(data, (bytes, bytearray)):
+        raw = bytes(data)
+        if raw.startswith(_GZIP_MAGIC):
+            raw = _gunzip(raw)
+        if not raw.strip():
+            raise RecordingError("the file is empty")
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise RecordingError(
+                f"the file is not valid UTF-8 (byte {exc.start}: {exc.reason})"
+            ) from None
+    elif isinstance(data, str):
+        text = data[1:] if data.startswith("\ufeff") else data
+        if not text.strip():
+            raise RecordingError("the file is empty")
+    else:
+        raise RecordingError(f"expected bytes or text, found {type(data).__name__}")
+    return _loads_deep(text)
+
+
+def _gunzip(raw: bytes) -> bytes:
+    decompressor = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)
+    try:
+        out = decompressor.decompress(raw, MAX_DECOMPRESSED_BYTES)
+    except zlib.error as exc:
+        raise RecordingError(f"the gzip data is corrupt ({exc})") from None
+    if decompressor.unconsumed_tail:
+        raise RecordingError(
+            f"the gzip data expands beyond {MAX_DECOMPRESSED_BYTES // 1024**2} MiB; refused"
+        )
+    if not decompressor.eof:
+        raise RecordingError("the gzip data is truncated (the stream ends early)")
+    # A second gzip member after the first is legal gzip; read it the same way.
+    rest = decompressor.unused_data
+    if rest.strip(b"\x00"):
+        if rest.startswith(_GZIP_MAGIC):
+            try:
+                return out + gzip.decompress(rest)
+            except (OSError, EOFError, zlib.error) as exc:
+                raise RecordingError(f"the gzip data is corrupt ({exc})") from None
+        raise RecordingError("the gzip data is followed by unexpected bytes")
+    return out
+
+
+def _reject_constant(name: str) -> Any:
+    raise RecordingError(f"the file is not standard JSON: it contains the constant {name}")
+
+
+def _loads_deep(text: str) -> Any:
+    if sys.getrecursionlimit() < MAX_NESTING_DEPTH + 100:
+        sys.setrecursionlimit(MAX_NESTING_DEPTH + 100)
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        if exc.pos >= len(text.rstrip()):
+            raise RecordingError(
+                f"the JSON ends early at line {exc.lineno}, column {exc.colno} "
+                "(the file looks truncated)"
+            ) from None
+        raise RecordingError(
+            f"the file is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from None
+    except RecursionError:
+        raise RecordingError(
+            f"the JSON is nested deeper than this reader allows (about {MAX_NESTING_DEPTH} levels)"
+        ) from None
+    except ValueError as exc:  # e.g. an integer literal with too many digits
+        raise RecordingError(f"the file is not valid JSON: {exc}") from None
+
+
+# ─── Shape detection ───────────────────────────────────────────────────
+
+
+def interpret(document: Any) -> Recording:
+    """Recognise which of the accepted shapes a parsed document is."""
+    if isinstance(document, list):
+        return _from_boundary_list(document)
+    if not isinstance(document, dict):
+        raise RecordingError(
+            "expected a recording object, an envelope or a list of boundary events; "
+            f"found {describe(document)}"
+        )
+    if "format" in document:
+        return _from_envelope(document)
+    if "snapshot" in document or "events" in document:
+        return _from_recording(document, where="")
+    keys = ", ".join(sorted(map(str, document))[:8]) or "no keys"
+    raise RecordingError(
+        "expected a recording {snapshot, events, structure} or an "
+        f"{ENVELOPE_FORMAT} envelope; found an object with {keys}"
+    )
+
+
+def _from_envelope(document: dict) -> Recording:
+    fmt = document.get("format")
+    if fmt != ENVELOPE_FORMAT:
+        shown = fmt if isinstance(fmt, str) else describe(fmt)
+        raise RecordingError(
+            f"format {shown!r} is not supported; this version reads {ENVELOPE_FORMAT}"
+            if isinstance(fmt, str)
+            else f"format: expected a string, found {shown}"
+        )
+    inner = document.get("recording")
+    if not isinstance(inner, dict):
+        raise RecordingError(
+            f"recording: expected the recording object, found {describe(inner)}"
+        )
+    recording = _from_recording(inner, where="recording.")
+    recording.source_kind = "envelope"
+    recording.envelope_format = fmt
+    recording.producer = _optional_object(document, "producer", "")
+    recording.run_info = _optional_object(document, "run", "")
+    recording.privacy = _optional_object(document, "privacy", "")
+    recording.configuration = document.get("configuration")
+    recording.gaps[:0] = _envelope_gaps(recording.run_info)
+    return recording
+
+
+def _from_recording(document: dict, where: str) -> Recording:
+    gaps: list[Gap] = []
+    typed_raw = document.get("events")
+    has_typed = typed_raw is not None
+    if typed_raw is None:
+        typed_raw = []
+        gaps.append(Gap("no-typed-stream", "the recording has no typed event stream ('events'); "
+                        "model-call details and the skill route are unavailable"))
+    elif not isinstance(typed_raw, list):
+        raise RecordingError(f"{where}events: expected a list of events, found {describe(typed_raw)}")
+
+    snapshot = document.get("snapshot")
+    boundary_raw: list | None = None
+    boundary_where = ""
+    mode = None
+    if snapshot is None:
+        gaps.append(Gap("no-snapshot", "the recording has no snapshot, so no boundary log: "
+                        "the step projections are empty"))
+    elif not isinstance(snapshot, dict):
+        raise RecordingError(f"{where}snapshot: expected an object, found {describe(snapshot)}")
+    else:
+        boundary_raw, boundary_where, mode = _find_boundary_log(snapshot, f"{where}snapshot")
+        if boundary_raw is None:
+            gaps.append(Gap("no-boundary-log",
+                            f"{where}snapshot.recorders has no '{BOUNDARY_RECORDER_NAME}' entry: "
+                            "the step projections are empty"))
+    if "structure" not in document or document.get("structure") is None:
+        gaps.append(Gap("no-structure", "the recording has no build-time structure"))
+
+    recording = Recording(
+        source_kind="recording",
+        typed_events=typed_raw,
+        boundary_events=boundary_raw if boundary_raw is not None else [],
+        has_typed_stream=has_typed,
+        has_boundary_log=boundary_raw is not None,
+        boundary_mode=mode,
+        snapshot=snapshot if isinstance(snapshot, dict) else None,
+        structure=document.get("structure"),
+    )
+    _validate_typed(recording, f"{where}events")
+    if boundary_raw is not None:
+        _validate_boundary(recording, boundary_where)
+    recording.gaps.extend(gaps)
+    recording.gaps.extend(_stream_gaps(recording))
+    return recording
+
+
+def _from_boundary_list(events: list) -> Recording:
+    recording = Recording(
+        source_kind="boundary-list",
+        typed_events=[],
+        boundary_events=events,
+        has_typed_stream=False,
+        has_boundary_log=True,
+    )
+    _validate_boundary(recording, "events")
+    recording.gaps.append(Gap(
+        "no-typed-stream",
+        "a bare boundary-event list has no typed event stream: model-call details "
+        "and the skill route are unavailable",
+    ))
+    recording.gaps.extend(_stream_gaps(recording))
+    return recording
+
+
+def _find_boundary_log(snapshot: dict, where: str) -> tuple[list | None, str, str | None]:
+    recorders = snapshot.get("recorders")
+    if recorders is None:
+        return None, "", None
+    if not isinstance(recorders, list):
+        raise RecordingError(f"{where}.recorders: expected a list, found {describe(recorders)}")
+    for index, entry in enumerate(recorders):
+        if isinstance(entry, dict) and entry.get("name") == BOUNDARY_RECORDER_NAME:
+            entry_where = f"{where}.recorders[{index}]"
+            data = entry.get("data")
+            if not isinstance(data, list):
+                raise RecordingError(
+                    f"{entry_where}.data: expected the boundary-event list, found {describe(data)}"
+                )
+            meta = entry.get("meta")
+            mode = meta.get("mode") if isinstance(meta, dict) else None
+            return data, f"{entry_where}.data", mode if isinstance(mode, str) else None
+    return None, "", None
+
+
+def _optional_object(document: dict, key: str, where: str) -> dict | None:
+    value = document.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise RecordingError(f"{where}{key}: expected an object, found {describe(value)}")
+    return value
+
+
+# ─── Gaps ──────────────────────────────────────────────────────────────
+
+
+def _envelope_gaps(run: dict | None) -> list[Gap]:
+    gaps: list[Gap] = []
+    if run is None:
+        return [Gap("no-run-info", "the envelope has no 'run' section")]
+    if run.get("complete") is False:
+        gaps.append(Gap("incomplete", "the run did not complete (complete: false): "
+                        "it failed or the recording was cut off"))
+    dropped = run.get("droppedEvents")
+    if _is_number(dropped) and dropped > 0:
+        gaps.append(Gap("dropped", f"{_count(dropped)} events were dropped by the recorder's "
+                        "buffer; the earliest events are missing"))
+    first = run.get("firstRetainedEventIndex")
+    if _is_number(first) and first > 0 and not (_is_number(dropped) and dropped > 0):
+        gaps.append(Gap("dropped", f"the first {_count(first)} events were not retained"))
+    return gaps
+
+
+def _stream_gaps(recording: Recording) -> list[Gap]:
+    gaps: list[Gap] = []
+    if recording.is_lean:
+        gaps.append(Gap("lean", "lean mode: boundary events carry no payloads, arguments, "
+                        "results or content"))
+    if len(recording.typed_run_ids) > 1:
+        gaps.append(Gap(
+            "several-runs",
+            f"the typed stream holds {len(recording.typed_run_ids)} runs; the boundary log "
+            "and snapshot hold only the last one",
+        ))
+    unknown = {**recording.unknown_typed_types, **recording.unknown_boundary_types}
+    if unknown:
+        listed = ", ".join(f"{name} ×{count}" for name, count in sorted(unknown.items())[:6])
+        more = "" if len(unknown) <= 6 else f" and {len(unknown) - 6} more"
+        gaps.append(Gap("unknown-types", f"{sum(unknown.values())} events of types this version "
+                        f"does not know, kept as they are: {listed}{more}"))
+    return gaps
+
+
+# ─── Per-event validation ──────────────────────────────────────────────
+
+_STR = "a string"
+_NUM = "a number"
+_BOOL = "a boolean"
+_PATH = "a list of strings"
+
+# Fields the projections read, by boundary event type: (name, expected, required).
+_BOUNDARY_FIELDS: dict[str, tuple[tuple[str, str, bool], ...]] = {
+    "run.entry": (),
+    "run.exit": (),
+    "subflow.entry": (("subflowId", _STR, True), ("description", _STR, False),
+                      ("subflowName", _STR, False), ("primitiveKind", _STR, False)),
+    "subflow.exit": (("subflowId", _STR, True), ("subflowName", _STR, False)),
+    "fork.branch": (("parentSubflowId", _STR, True), ("childName", _STR, True)),
+    "decision.branch": (("chosen", _STR, True), ("rationale", _STR, False),
+                        ("decider", _STR, False)),
+    "loop.iteration": (("target", _STR, True), ("iteration", _NUM, True)),
+    "llm.start": (("model", _STR, False), ("provider", _STR, False)),
+    "llm.end": (("toolCallCount", _NUM, True), ("stopReason", _STR, False)),
+    "tool.start": (("toolName", _STR, True), ("toolCallId", _STR, False)),
+    "tool.end": (("toolCallId", _STR, False), ("error", _BOOL, False),
+                 ("durationMs", _NUM, False)),
+    "context.injected": (("slot", _STR, False), ("source", _STR, False)),
+    "composition.start": (("kind", _STR, False), ("name", _STR, False)),
+    "composition.end": (("kind", _STR, False), ("name", _STR, False)),
+}
+_BOUNDARY_COMMON = (("runtimeStageId", _STR, True), ("subflowPath", _PATH, True),
+                    ("ts", _NUM, True))
+
+# Payload fields the projections read, by typed event type.
+_TYPED_PAYLOAD_FIELDS: dict[str, tuple[tuple[str, str, bool], ...]] = {
+    "agentfootprint.stream.llm_end": (("toolCallCount", _NUM, True),),
+    "agentfootprint.stream.tool_start": (("toolName", _STR, False),),
+}
+_TYPED_META_FOR_STEPS = frozenset({"agentfootprint.stream.llm_start",
+                                   "agentfootprint.stream.llm_end"})
+
+
+def _validate_boundary(recording: Recording, where: str) -> None:
+    counts: Counter[str] = Counter()
+    unknown: Counter[str] = Counter()
+    for index, event in enumerate(recording.boundary_events):
+        at = f"{where}[{index}]"
+        if not isinstance(event, dict):
+            raise RecordingError(f"{at}: expected an object, found {describe(event)}")
+        kind = event.get("type")
+        if not isinstance(kind, str):
+            _field_problem(at, "type", _STR, kind, "type" in event, None)
+        counts[kind] += 1
+        if kind not in KNOWN_BOUNDARY_TYPES:
+            unknown[kind] += 1  # kept, counted, ignored by the projections
+            continue
+        _check_fields(event, _BOUNDARY_COMMON, at, kind)
+        _check_fields(event, _BOUNDARY_FIELDS[kind], at, kind)
+    recording.boundary_counts = dict(counts)
+    recording.unknown_boundary_types = dict(unknown)
+
+
+def _validate_typed(recording: Recording, where: str) -> None:
+    counts: Counter[str] = Counter()
+    run_ids: dict[str, None] = {}
+    for index, event in enumerate(recording.typed_events):
+        at = f"{where}[{index}]"
+        if not isinstance(event, dict):
+            raise RecordingError(f"{at}: expected an object, found {describe(event)}")
+        kind = event.get("type")
+        if not isinstance(kind, str):
+            _field_problem(at, "type", _STR, kind, "type" in event, None)
+        counts[kind] += 1
+        meta = event.get("meta")
+        if not isinstance(meta, dict):
+            _field_problem(at, "meta", "an object", meta, "meta" in event, kind)
+        run_id = meta.get("runId")
+        if run_id is not None:
+            if not isinstance(run_id, str):
+                _field_problem(f"{at}.meta", "runId", _STR, run_id, True, kind)
+            run_ids.setdefault(run_id)
+        _check_fields(meta, (("runtimeStageId", _STR, kind in _TYPED_META_FOR_STEPS),
+                             ("subflowPath", _PATH, False),
+                             ("wallClockMs", _NUM, kind in _TYPED_META_FOR_STEPS)),
+                      f"{at}.meta", kind)
+        payload_fields = _TYPED_PAYLOAD_FIELDS.get(kind)
+        if payload_fields:
+            payload = event.get("payload")
+            if not isinstance(payload, dict):
+                _field_problem(at, "payload", "an object", payload, "payload" in event, kind)
+            _check_fields(payload, payload_fields, f"{at}.payload", kind)
+    recording.typed_counts = dict(counts)
+    recording.typed_run_ids = list(run_ids)
+    recording.unknown_typed_types = {k: v for k, v in counts.items()
+                                     if k not in KNOWN_TYPED_TYPES}
+
+
+def _check_fields(obj: dict, fields: tuple[tuple[str, str, bool], ...], at: str,
+                  kind: str | None) -> None:
+    for name, expected, required in fields:
+        value = obj.get(name)
+        if value is None:
+            if required:
+                _field_problem(at, name, expected, value, name in obj, kind)
+            continue
+        if expected is _STR:
+            ok = isinstance(value, str)
+        elif expected is _NUM:
+            ok = _is_number(value)
+        elif expected is _BOOL:
+            ok = isinstance(value, bool)
+        else:  # _PATH
+            ok = isinstance(value, list) and all(isinstance(s, str) for s in value)
+        if not ok:
+            _field_problem(at, name, expected, value, True, kind)
+
+
+def _field_problem(at: str, name: str, expected: str, value: Any, present: bool,
+                   kind: str | None) -> None:
+    what = f" ({kind})" if isinstance(kind, str) else ""
+    if not present:
+        raise RecordingError(f"{at}{what}: missing field '{name}' (expected {expected})")
+    raise RecordingError(f"{at}.{name}{what}: expected {expected}, found {describe(value)}")
+
+
+# ─── Small helpers ─────────────────────────────────────────────────────
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _count(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def describe(value: Any) -> str:
+    """Name a JSON value's type the way a person would read it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__

@@ -1,0 +1,96 @@
+"""RunStep: one slider position, and its wire form.
+
+Python names are snake_case; :meth:`RunStep.to_wire` gives the reference JSON
+field names (``from``, ``to``, ``tsMs``, ``runtimeStageId``...) with optional
+fields absent rather than null, so output compares with the JS recorders.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
+
+ACTOR_USER = "actor:user"
+ROOT_SUBFLOW_ID = "__root__"
+
+# Step kinds.
+SEQUENTIAL = "sequential"
+FORK = "fork"
+MERGE = "merge"
+DECIDE = "decide"
+ITERATION = "iteration"
+REACT = "react"
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """One lit arrow: ``source`` hands to ``target`` by ``via``."""
+
+    source: str
+    target: str
+    via: str
+    label: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"from": self.source, "to": self.target, "via": self.via}
+        if self.label is not None:
+            wire["label"] = self.label
+        return wire
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """Where a step happened: the stage execution and its subflow path."""
+
+    runtime_stage_id: str
+    subflow_path: tuple[str, ...]
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"runtimeStageId": self.runtime_stage_id, "subflowPath": list(self.subflow_path)}
+
+
+@dataclass(frozen=True, slots=True)
+class RunStep:
+    """One slider position: what kind of move, which arrows it lights, where.
+
+    ``meta`` is the kind-specific decoration in wire form (``kind``,
+    ``actorArrow``, ``chosen``, ``rationale``, ``mergedCount``...), or None.
+    """
+
+    seq: int
+    kind: str
+    transitions: tuple[Transition, ...]
+    anchor: Anchor
+    label: str
+    ts_ms: float
+    meta: Mapping[str, Any] | None = None
+
+    @property
+    def runtime_stage_id(self) -> str:
+        return self.anchor.runtime_stage_id
+
+    def with_seq(self, seq: int) -> RunStep:
+        return self if seq == self.seq else replace(self, seq=seq)
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {
+            "seq": self.seq,
+            "kind": self.kind,
+            "transitions": [t.to_wire() for t in self.transitions],
+            "anchor": self.anchor.to_wire(),
+            "label": self.label,
+            "tsMs": self.ts_ms,
+        }
+        if self.meta is not None:
+            wire["meta"] = dict(self.meta)
+        wire["runtimeStageId"] = self.anchor.runtime_stage_id
+        return wire
+
+
+def is_path_prefix(prefix: tuple[str, ...] | list[str], path: tuple[str, ...]) -> bool:
+    return len(prefix) <= len(path) and tuple(path[: len(prefix)]) == tuple(prefix)
+
+
+def renumber(steps: list[RunStep]) -> list[RunStep]:
+    """Give filtered steps contiguous 0-based ``seq`` numbers."""
+    return [step.with_seq(i) for i, step in enumerate(steps)]

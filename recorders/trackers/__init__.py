@@ -1,0 +1,1 @@
+"""The small state machines RunStepRecorder composes, one concern each."""
