@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import os
 import sys
 import zlib
@@ -171,19 +172,28 @@ def _reject_constant(name: str) -> Any:
     raise RecordingError(f"the file is not standard JSON: it contains the constant {name}")
 
 
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if math.isinf(value):
+        raise RecordingError(f"the number {literal[:40]} is too large to represent")
+    return value
+
+
 def _loads_deep(text: str) -> Any:
     if sys.getrecursionlimit() < MAX_NESTING_DEPTH + 100:
         sys.setrecursionlimit(MAX_NESTING_DEPTH + 100)
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
-        if exc.pos >= len(text.rstrip()):
+        # An unterminated string ran into the end of the text; so did any
+        # error reported at the very end: both mean the file was cut short.
+        if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
             raise RecordingError(
-                f"the JSON ends early at line {exc.lineno}, column {exc.colno} "
-                "(the file looks truncated)"
+                f"the JSON ends early ({exc.msg}, line {exc.lineno}, column {exc.colno}): "
+                "the file looks truncated"
             ) from None
         raise RecordingError(
-            f"the file is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+            f"the file is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
         ) from None
     except RecursionError:
         raise RecordingError(

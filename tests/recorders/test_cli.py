@@ -1,0 +1,91 @@
+"""python -m recorders: JSON in the wire format, one clear line on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from corpus_files import load_expected, recording_path
+from recorders.__main__ import main
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_steps_reference_equals_build_run_steps(capsys):
+    case = "nested-sequence-with-parallel"
+    code, out, _ = run(capsys, "steps", str(recording_path(case)), "--profile", "reference")
+    expected = load_expected(case)["runSteps"]["replayCoalesced"]
+    assert code == 0
+    assert json.loads(out) == {"rootKind": expected["rootKind"], "steps": expected["steps"]}
+
+
+def test_steps_drill_raw_and_per_event(capsys):
+    case = "parallel-3-reviewers"
+    path = str(recording_path(case))
+    expected = load_expected(case)["runSteps"]
+    drill = expected["replayCoalesced"]["drill"][0]
+    _, out, _ = run(capsys, "steps", path, "--profile", "reference", "--drill", "/".join(drill["path"]))
+    assert json.loads(out)["steps"] == drill["steps"]
+    _, out, _ = run(capsys, "steps", path, "--profile", "reference", "--raw")
+    assert json.loads(out)["steps"] == expected["replayCoalesced"]["rawSteps"]
+    _, out, _ = run(capsys, "steps", path, "--profile", "reference", "--per-event")
+    assert json.loads(out)["steps"] == expected["replayIngest"]["steps"]
+
+
+def test_route_prints_path_hops_rejections_and_trips(capsys):
+    case = "skillgraph-rejected-cap-then-model-pick"
+    code, out, _ = run(capsys, "route", str(recording_path(case)), "--profile", "reference")
+    assert code == 0 and json.loads(out) == load_expected(case)["route"]["replay"]
+
+
+def test_info_reports_what_the_loader_found(capsys):
+    case = "crash-provider-error-envelope"
+    code, out, _ = run(capsys, "info", str(recording_path(case)))
+    info = json.loads(out)
+    counts = load_expected(case)["counts"]
+    assert code == 0
+    assert info["format"] == "agentfootprint.recording.v1"
+    assert info["producer"] == {"agentfootprintVersion": "9.62.0", "footprintjsVersion": "9.24.0"}
+    assert info["complete"] is False and info["lean"] is False
+    assert info["typedEventsByType"] == counts["typedEventsByType"]
+    assert info["boundaryEventsByType"] == counts["boundaryEventsByType"]
+    assert info["typedRunIds"] == ["run-1795961517628-17"]
+    assert "incomplete" in [g["code"] for g in info["gaps"]]
+
+
+@pytest.mark.parametrize("content", [b"{", b"[1, 2", b"\"just text\"", b"\xff\xfe\x00",
+                                     b'{"format": "agentfootprint.recording.v2"}'])
+def test_bad_input_exits_2_with_one_line(capsys, tmp_path, content):
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(content)
+    for command in ("steps", "route", "info"):
+        code, out, err = run(capsys, command, str(bad))
+        assert code == 2 and out == ""
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_missing_file_and_bad_usage_exit_2(capsys):
+    code, _, err = run(capsys, "steps", "/no/such/file.json")
+    assert code == 2 and "cannot read" in err
+    code, _, err = run(capsys, "teleport")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_module_entry_point_runs_as_a_program(tmp_path):
+    bad = tmp_path / "truncated.json"
+    bad.write_text('{"events": [')
+    result = subprocess.run([sys.executable, "-m", "recorders", "info", str(bad)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "truncated" in result.stderr
+    ok = subprocess.run([sys.executable, "-m", "recorders", "steps", "--profile", "reference",
+                         str(recording_path("llmcall-single"))],
+                        capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0 and json.loads(ok.stdout)["rootKind"] == "leaf"
