@@ -129,8 +129,12 @@ class RouteRecorder:
     order) or anything about steps.
     """
 
-    def __init__(self, ping_pong_window: int = 4, max_rejected_retries: int = 3) -> None:
+    def __init__(self, ping_pong_window: int = 4, max_rejected_retries: int = 3,
+                 follow_cursor_move: bool = False) -> None:
         self.ping_pong_window = ping_pong_window
+        # Lens correction: land each hop where cursorMove.to says the cursor
+        # went, instead of the first routing[] entry by via preference.
+        self.follow_cursor_move = follow_cursor_move
         self.max_rejected_retries = max_rejected_retries
         self._hops: SequenceStore[RouteHop] = SequenceStore()
         self._rejections: list[RouteHop] = []
@@ -172,7 +176,12 @@ class RouteRecorder:
 
     def _on_evaluated(self, payload: dict, runtime_stage_id: str) -> None:
         routing = payload.get("routing")
-        cursor = _cursor_from_routing(routing if isinstance(routing, list) else [])
+        routing = routing if isinstance(routing, list) else []
+        cursor = None
+        if self.follow_cursor_move:
+            cursor = _cursor_from_move(payload.get("cursorMove"), routing)
+        if cursor is None:
+            cursor = _cursor_from_routing(routing)
         if cursor is None:
             return  # no skill-graph routing this iteration
         skill, label = cursor
@@ -280,9 +289,9 @@ class RouteRecorder:
 
 
 def replay_route(typed_events: Iterable[dict], ping_pong_window: int = 4,
-                 max_rejected_retries: int = 3) -> RouteRecorder:
+                 max_rejected_retries: int = 3, follow_cursor_move: bool = False) -> RouteRecorder:
     """Feed a saved typed stream in order, starting a run at each new run id."""
-    recorder = RouteRecorder(ping_pong_window, max_rejected_retries)
+    recorder = RouteRecorder(ping_pong_window, max_rejected_retries, follow_cursor_move)
     last_run_id: object = object()
     for event in typed_events:
         meta = event.get("meta")
@@ -309,6 +318,18 @@ def _reported_cause(cursor_move: Any) -> str | None:
         return None
     by = cursor_move.get("by")
     return by if isinstance(by, str) and by in _REPORTED_CAUSES else None
+
+
+def _cursor_from_move(cursor_move: Any, routing: list) -> tuple[str, str | None] | None:
+    """The destination the resolver reported, with the caption of its routing entry."""
+    if not isinstance(cursor_move, dict) or not isinstance(cursor_move.get("to"), str):
+        return None
+    skill = cursor_move["to"]
+    for entry in routing:
+        if isinstance(entry, dict) and entry.get("injectionId") == skill:
+            label = entry.get("label")
+            return skill, label if isinstance(label, str) else None
+    return skill, None
 
 
 def _cursor_from_routing(routing: list) -> tuple[str, str | None] | None:
@@ -373,7 +394,36 @@ def _wire_number(value: float) -> Any:
 
 
 def _js_text(value: Any, join_item: bool = False) -> str:
-    """A value as a JS template or Array.join would print it."""
+    """A value as a JS template or Array.join would print it.
+
+    Nested lists are joined with an explicit stack, not recursion, so a
+    hostile ``allowed`` list nested thousands of levels deep cannot exhaust
+    the interpreter's recursion limit.
+    """
+    if not isinstance(value, list):
+        return _js_scalar_text(value, join_item)
+    out: list[str] = []
+    stack: list[list[Any]] = [[iter(value), True]]  # [items, nothing written yet]
+    while stack:
+        frame = stack[-1]
+        item = next(frame[0], _END)
+        if item is _END:
+            stack.pop()
+            continue
+        if not frame[1]:
+            out.append(",")
+        frame[1] = False
+        if isinstance(item, list):
+            stack.append([iter(item), True])
+        else:
+            out.append(_js_scalar_text(item, join_item=True))
+    return "".join(out)
+
+
+_END = object()
+
+
+def _js_scalar_text(value: Any, join_item: bool) -> str:
     if value is None:
         return "" if join_item else "undefined"
     if isinstance(value, bool):
@@ -382,6 +432,4 @@ def _js_text(value: Any, join_item: bool = False) -> str:
         return str(int(value))
     if isinstance(value, (int, float, str)):
         return str(value)
-    if isinstance(value, list):
-        return ",".join(_js_text(v, join_item=True) for v in value)
     return "[object Object]"
