@@ -89,3 +89,27 @@ def test_module_entry_point_runs_as_a_program(tmp_path):
                          str(recording_path("llmcall-single"))],
                         capture_output=True, text=True, timeout=60)
     assert ok.returncode == 0 and json.loads(ok.stdout)["rootKind"] == "leaf"
+
+
+def test_lens_is_the_default_profile(capsys):
+    path = str(recording_path("agent-refund-multi-tools-error"))
+    _, default, _ = run(capsys, "steps", path)
+    _, lens, _ = run(capsys, "steps", path, "--profile", "lens")
+    assert default == lens
+    output = json.loads(default)
+    assert output["rootKind"] == "agent"
+    assert [s["label"] for s in output["steps"]][:3] == ["user→llm", "llm→tool", "tool→llm"]
+    assert output["steps"][1]["meta"]["toolNames"] == ["lookup_order"]
+
+
+def test_lens_drill_and_route(capsys):
+    path = str(recording_path("conditional-routes-to-agent"))
+    _, out, _ = run(capsys, "steps", path, "--drill", "__root__/billing")
+    assert [s["label"] for s in json.loads(out)["steps"]] == ["user→llm", "llm→tool", "tool→llm", "llm→user"]
+    _, out, _ = run(capsys, "route", str(recording_path("skillgraph-rejected-cap-then-model-pick")))
+    assert json.loads(out)["path"] == ["triage", "inventory"]
+
+
+def test_per_event_needs_the_reference_profile(capsys):
+    code, out, err = run(capsys, "steps", str(recording_path("llmcall-single")), "--per-event")
+    assert code == 2 and out == "" and "--profile reference" in err

@@ -29,12 +29,25 @@ class BoundaryLog:
         return self._add("run.exit", [], "final#99", isRoot=True)
 
     def enter(self, subflow_id: str, kind: str | None, path: list[str] | None = None,
-              stage: str | None = None) -> "BoundaryLog":
+              stage: str | None = None, internal: bool | None = None) -> "BoundaryLog":
         path = path if path is not None else subflow_id.split("/")
         fields: dict[str, Any] = {"subflowId": subflow_id}
         if kind is not None:
             fields["description"] = f"{kind}: {subflow_id}"
+        if internal is not None:
+            fields["isAgentInternal"] = internal
         return self._add("subflow.entry", path, stage or f"{subflow_id}#0", **fields)
+
+    def composition(self, kind: str, path: list[str] | None = None, end: bool = False,
+                    stage: str = "seed#0") -> "BoundaryLog":
+        return self._add("composition.end" if end else "composition.start", path or [], stage,
+                         kind=kind, compositionId=kind.lower(), name=kind)
+
+    def tool(self, path: list[str], stage: str, name: str, call_id: str,
+             error: bool = False) -> "BoundaryLog":
+        self._add("tool.start", path, stage, toolName=name, toolCallId=call_id)
+        extra = {"error": True} if error else {}
+        return self._add("tool.end", path, stage, toolCallId=call_id, **extra)
 
     def exit(self, subflow_id: str, path: list[str] | None = None,
              stage: str | None = None) -> "BoundaryLog":
