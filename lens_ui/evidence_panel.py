@@ -1,0 +1,323 @@
+"""Streamlit panels for the evidence views: served context, backtrack, search.
+
+The app calls these from the step detail and from a tab; they hold no domain
+logic (``lens/evidence_view.py`` builds every model) and no state beyond their
+own widget keys.
+
+``on_navigate(position)`` is called (as a button callback, before the rerun)
+with a *position in the step list* the panel was given; the app moves its
+slider there.
+
+Rendering rules: anything from the recording goes through ``st.text``,
+``st.code`` or ``st.dataframe`` only. Labels, captions, alerts and buttons
+carry the view models' own words and numbers (``title``, ``notices``,
+``status``, ``relation``...), never recording text, because Streamlit renders
+those as Markdown. No HTML anywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import streamlit as st
+
+from lens import evidence_view as ev
+from recorders.evidence import EvidenceIndex, StepMap
+
+Navigate = Callable[[int], None]
+
+PREVIEW_IN_LISTS = 400
+
+
+def render_served_context(index: EvidenceIndex, step: Any, on_navigate: Navigate, *,
+                          steps: Sequence[Any] | None = None, step_map: StepMap | None = None,
+                          call_id: int | None = None,
+                          key: str = "evidence-served") -> ev.ServedContext | None:
+    """The served-context panel for a slider position (``step``: its position
+    in ``steps``, or the RunStep itself), or for ``call_id`` directly."""
+    steps = steps if steps is not None else []
+    smap = step_map or index.step_map(steps)
+    note = None
+    if call_id is not None:
+        model = ev.served_context(index, call_id, smap)
+    else:
+        position = _position_of(step, steps)
+        if position is None:
+            st.info("This step is not in the step list given to the evidence panel.")
+            return None
+        model, note = ev.served_context_for_step(index, smap, position)
+    st.subheader("Served context")
+    if model is None:
+        st.info(note or "No model call to show.")
+        for notice in index.notices:
+            st.warning(notice)
+        return None
+    st.caption(model.title)
+    if note:
+        st.info(note)
+    for notice in model.notices:
+        st.warning(notice)
+    cols = st.columns(2)
+    with cols[0]:
+        _nav_button(model.start_nav, on_navigate, f"{key}-start", steps, "Call starts: step")
+    with cols[1]:
+        _nav_button(model.end_nav, on_navigate, f"{key}-end", steps, "Call ends: step")
+    st.dataframe([{"fact": label, "value": value} for label, value in model.facts],
+                 hide_index=True, key=f"{key}-facts")
+    tabs = st.tabs(["System prompt", "Messages", "Tools", "Output and tool calls",
+                    "Change since previous call", "Skills, evictions, pressure"])
+    for tab, panel in zip(tabs[:3], model.slots[:3]):
+        with tab:
+            _render_slot(panel, on_navigate, steps, f"{key}-{panel.slot}")
+    with tabs[3]:
+        _render_output(model, on_navigate, steps, f"{key}-out")
+    with tabs[4]:
+        _render_delta(model.delta, f"{key}-delta")
+    with tabs[5]:
+        _render_extras(model)
+    return model
+
+
+def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
+                     steps: Sequence[Any] | None = None, step_map: StepMap | None = None,
+                     recording_id: str = "", call_id: int | None = None,
+                     profile: str | None = None, key: str = "evidence-backtrack",
+                     max_shown: int = 150) -> ev.BacktrackChain | None:
+    """Walk back from a model output (the final answer by default), with a
+    Markdown export."""
+    steps = steps if steps is not None else []
+    smap = step_map or index.step_map(steps)
+    st.subheader("Backtrack")
+    if not index.calls:
+        st.info("No model call was recorded, so there is nothing to walk back from.")
+        for notice in index.notices:
+            st.warning(notice)
+        return None
+    final = index.final_call()
+    options = list(range(len(index.calls)))
+    default = call_id if call_id is not None else (final.id if final is not None else 0)
+    selected = st.selectbox(
+        "Walk back from the output of", options, index=default,
+        format_func=lambda i: ev.call_title(index.calls[i])
+        + (" — final answer" if final is not None and i == final.id else ""),
+        key=f"{key}-target")
+    chain = ev.backtrack(index, selected, smap)
+    report = ev.backtrack_report(index, chain, recording_id=recording_id, steps=steps,
+                                 profile=profile)
+    st.download_button("Download the backtrack report (Markdown)", data=report,
+                       file_name="backtrack-report.md", mime="text/markdown",
+                       key=f"{key}-export", on_click="ignore")
+    for note in chain.notes:
+        st.warning(note)
+    for link in chain.links[:max_shown]:
+        cols = st.columns([5, 1])
+        with cols[0]:
+            head = f"{_indent(link.depth)}{link.number}. {link.relation}: {link.title}"
+            if link.error:
+                head += "   [ERROR]"
+            if link.inferred:
+                head += f"   (inferred: {link.inferred})"
+            st.text(head)
+            if link.text is not None:
+                st.code(ev.display_text(link.text.full, PREVIEW_IN_LISTS).text, language=None,
+                        wrap_lines=True)
+        with cols[1]:
+            _nav_button(link.nav, on_navigate, f"{key}-go-{link.number}", steps, "Step",
+                        explain=False)
+    if len(chain.links) > max_shown:
+        st.caption(f"{len(chain.links) - max_shown} more links are in the downloaded report.")
+    return chain
+
+
+def render_search(index: EvidenceIndex, on_navigate: Navigate, *,
+                  steps: Sequence[Any] | None = None, step_map: StepMap | None = None,
+                  key: str = "evidence-search", limit: int = 100) -> ev.SearchResults | None:
+    """Find text anywhere in the run; each hit can move the slider to its step."""
+    steps = steps if steps is not None else []
+    smap = step_map or index.step_map(steps)
+    query = st.text_input("Find text anywhere in the run", key=f"{key}-query")
+    match_case = st.checkbox("Match case", key=f"{key}-case")
+    if not query:
+        st.caption("Searches prompts, model outputs, tool arguments and results, injected "
+                   "context and route reasons.")
+        return None
+    results = ev.search(index, query, smap, limit=limit, case_sensitive=match_case)
+    shown = f", the first {len(results.hits)} shown" if results.truncated else ""
+    st.caption(f"{results.total} matching value(s){shown}.")
+    for n, hit in enumerate(results.hits):
+        with st.container(border=True):
+            where = f"{hit.kind} · {hit.label}" if hit.label else hit.kind
+            if hit.served_in:
+                where += f" · served to {len(hit.served_in)} model call(s)"
+            st.text(where)
+            st.code(hit.snippet, language=None, wrap_lines=True)
+            st.caption(f"{hit.value_length:,} characters; match at character "
+                       f"{hit.match_start:,}.")
+            if hit.preview.truncated:
+                st.download_button("Download the whole value", data=hit.full_value,
+                                   file_name="value.txt", mime="text/plain",
+                                   key=f"{key}-full-{n}", on_click="ignore")
+            _nav_button(hit.nav, on_navigate, f"{key}-go-{n}", steps, "Go to step")
+    return results
+
+
+# ─── Pieces ────────────────────────────────────────────────────────────
+
+
+def _render_slot(panel: ev.SlotPanel, on_navigate: Navigate, steps: Sequence[Any],
+                 key: str) -> None:
+    st.caption(f"{panel.title}: {panel.status}.")
+    st.caption(f"Budget: {panel.budget}.")
+    for note in panel.notes:
+        st.info(note)
+    if panel.dropped:
+        st.caption(f"Dropped from this slot ({panel.dropped_count}):")
+        for dropped in panel.dropped:
+            st.text(dropped.text)
+    if not panel.rows:
+        return
+    st.dataframe([{
+        "#": row.position, "role": row.role, "source": row.source, "sourceId": row.source_id,
+        "change": row.change or "", "error": "ERROR" if row.error else "",
+        "provenance": row.provenance, "reason": row.reason,
+        "content": row.content.text[:PREVIEW_IN_LISTS] if row.content else "(not recorded)",
+        "chars": row.content.length if row.content else None,
+    } for row in panel.rows], hide_index=True, key=f"{key}-table")
+    for n, row in enumerate(panel.rows):
+        with st.container(border=True):
+            head = f"{row.position if row.position is not None else n}. "
+            head += " · ".join(x for x in (row.role, row.source, row.source_id) if x)
+            if row.change:
+                head += f"   [{row.change}]"
+            if row.error:
+                head += "   [ERROR]"
+            st.text(head)
+            st.text(row.provenance)
+            if row.content is None:
+                st.text("content not recorded: " + (", ".join(row.missing) or "no text"))
+            else:
+                st.code(row.content.text, language=None, wrap_lines=True)
+                if row.content.truncated:
+                    st.download_button("Download the whole value", data=row.content.full,
+                                       file_name="piece.txt", mime="text/plain",
+                                       key=f"{key}-full-{n}", on_click="ignore")
+            if row.nav is not None:
+                _nav_button(row.nav, on_navigate, f"{key}-go-{n}", steps, "Source: step")
+
+
+def _render_output(model: ev.ServedContext, on_navigate: Navigate, steps: Sequence[Any],
+                   key: str) -> None:
+    st.caption(f"Output: {model.output_status}.")
+    if model.output is not None:
+        st.code(model.output.text, language=None, wrap_lines=True)
+        if model.output.truncated:
+            st.download_button("Download the whole output", data=model.output.full,
+                               file_name="output.txt", mime="text/plain", key=f"{key}-full",
+                               on_click="ignore")
+    st.caption(model.usage)
+    if model.failure is not None:
+        st.error("A fatal error was recorded while this call was open:")
+        st.code(model.failure.text, language=None, wrap_lines=True)
+    if model.route is not None:
+        st.caption("Route taken after this call (agent.route_decided):")
+        st.code(model.route.text, language=None, wrap_lines=True)
+    if not model.tool_rows:
+        st.caption("This call asked for no tools.")
+        return
+    st.dataframe([{"tool": t.name, "toolCallId": t.tool_call_id, "status": t.status,
+                   "ms": t.duration_ms} for t in model.tool_rows],
+                 hide_index=True, key=f"{key}-tools")
+    for n, tool in enumerate(model.tool_rows):
+        with st.container(border=True):
+            st.text(f"{tool.name} · {tool.tool_call_id} · {tool.status}")
+            if tool.error:
+                st.error("This tool call returned an error.")
+            st.caption("Arguments:")
+            if tool.args is None:
+                st.text("not recorded")
+            else:
+                st.code(tool.args.text, language=None, wrap_lines=True)
+            st.caption("Result:")
+            if tool.result is None:
+                st.text("not recorded" if tool.status != "did not end" else "the tool call "
+                        "did not end in the recording")
+            else:
+                st.code(tool.result.text, language=None, wrap_lines=True)
+                if tool.result.truncated:
+                    st.download_button("Download the whole result", data=tool.result.full,
+                                       file_name="result.txt", mime="text/plain",
+                                       key=f"{key}-result-{n}", on_click="ignore")
+            for note in tool.notes:
+                st.text(note.text)
+
+
+def _render_delta(delta: ev.ContextDelta, key: str) -> None:
+    st.caption(delta.summary)
+    for note in delta.notes:
+        st.info(note)
+    if delta.skills_added or delta.skills_removed:
+        st.text("skills activated: " + (", ".join(delta.skills_added) or "none")
+                + "\nskills deactivated: " + (", ".join(delta.skills_removed) or "none"))
+    if not delta.items:
+        return
+    st.dataframe([{
+        "slot": item.slot, "change": item.change, "what": item.what,
+        "before": item.before.text[:PREVIEW_IN_LISTS] if item.before else "",
+        "after": item.after.text[:PREVIEW_IN_LISTS] if item.after else "",
+    } for item in delta.items], hide_index=True, key=f"{key}-table")
+
+
+def _render_extras(model: ev.ServedContext) -> None:
+    if model.skills is None:
+        st.caption("No skill evaluation (context.evaluated) was recorded before this call.")
+    else:
+        st.caption("Skill evaluation before this call:")
+        st.code(model.skills.text, language=None, wrap_lines=True)
+    if model.evictions:
+        st.caption(f"{len(model.evictions)} piece(s) evicted before this call:")
+        for eviction in model.evictions:
+            st.code(eviction.text, language=None, wrap_lines=True)
+    else:
+        st.caption("No eviction was recorded before this call.")
+    for pressure in model.pressure:
+        st.caption("Budget pressure (context.budget_pressure):")
+        st.code(pressure.text, language=None, wrap_lines=True)
+    if model.other_events:
+        st.caption("Other events in this scope before this call:")
+        for other in model.other_events:
+            st.code(other.text, language=None, wrap_lines=True)
+
+
+# ─── Navigation ────────────────────────────────────────────────────────
+
+
+def _nav_button(nav: ev.Nav | None, on_navigate: Navigate, key: str, steps: Sequence[Any],
+                label: str, explain: bool = True) -> None:
+    if nav is None:
+        return
+    if nav.step is None:
+        if explain and nav.why_no_step:
+            st.caption(f"No step: {nav.why_no_step}.")
+        return
+    seq = nav.step
+    if 0 <= nav.step < len(steps):
+        seq = getattr(steps[nav.step], "seq", nav.step)
+    text = f"{label} {seq}" + ("" if nav.exact else " (nearest)")
+    st.button(text, key=key, on_click=on_navigate, args=(nav.step,))
+
+
+def _indent(depth: int) -> str:
+    """A visible depth marker (st.text does not keep leading spaces)."""
+    if depth <= 0:
+        return ""
+    shown = min(depth, 8)
+    return "│ " * (shown - 1) + "↳ " + (f"[depth {depth}] " if depth > shown else "")
+
+
+def _position_of(step: Any, steps: Sequence[Any]) -> int | None:
+    if isinstance(step, int) and not isinstance(step, bool):
+        return step if 0 <= step < len(steps) else None
+    for position, candidate in enumerate(steps):
+        if candidate is step:
+            return position
+    return None

@@ -1,0 +1,172 @@
+"""The Streamlit evidence panels, driven with AppTest: render, navigate, export, search.
+
+Navigation targets are found in expected.json's reference steps (the JS
+recorder's output), which list the same steps the page is given.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from unittest import mock
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from corpus_files import load_expected
+
+APP = str(Path(__file__).with_name("evidence_panel_app.py"))
+PANEL_SOURCE = Path(__file__).resolve().parents[2] / "lens_ui" / "evidence_panel.py"
+HOSTILE_MARKERS = ("<script", "onerror", "javascript:", "PWNED", "](", "<img", "<svg",
+                   "\u202e", "alert(")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches():
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    yield
+    st.cache_resource.clear()
+
+
+def _app(case: str, mode: str = "all", start: int = 0) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["case"] = case
+    at.session_state["mode"] = mode
+    at.session_state["start"] = start
+    return at.run()
+
+
+def _steps(case: str) -> list[dict]:
+    return load_expected(case)["runSteps"]["replayCoalesced"]["rawSteps"]
+
+
+def _react(case: str, rid: str, label: str) -> int:
+    return next(i for i, s in enumerate(_steps(case))
+                if s["kind"] == "react" and s["runtimeStageId"] == rid and s["label"] == label)
+
+
+def _markdown_rendered(at: AppTest) -> list[str]:
+    """Every string on the page that Streamlit renders as Markdown."""
+    out: list[str] = []
+    for name in ("markdown", "caption", "info", "warning", "error", "success", "subheader",
+                 "header", "title"):
+        out += [str(e.value) for e in at.get(name)]
+    out += [b.label for b in at.button] + [t.label for t in at.tabs]
+    out += [b.label for b in at.get("download_button")]
+    for box in at.selectbox:
+        out.append(box.label)
+        out += [str(o) for o in box.options]
+    out += [t.label for t in at.text_input] + [c.label for c in at.checkbox]
+    return out
+
+
+def test_the_panel_shows_the_final_calls_served_context_without_errors():
+    case = "agent-refund-multi-tools-error"
+    at = _app(case, "served", start=_react(case, "call-llm#98", "tool→llm"))
+    assert not at.exception
+    assert [s.value for s in at.subheader] == ["Served context"]
+    codes = [c.value for c in at.code]
+    assert "PaymentGatewayTimeout: POST /v2/refunds timed out after 30000 ms (req id rf_8842)" \
+        in codes
+    assert any(c.startswith("Your refund of $129.99") for c in codes)
+    assert [t.label for t in at.tabs][:3] == ["System prompt", "Messages", "Tools"]
+
+
+def test_a_provenance_link_moves_the_slider_to_the_call_that_asked_for_the_tool():
+    case = "agent-refund-multi-tools-error"
+    at = _app(case, "served", start=_react(case, "call-llm#98", "tool→llm"))
+    # Message 7 of the final call is issue_refund's error result (tool call c4).
+    at.button(key="evidence-served-messages-go-7").click().run()
+    assert at.session_state["nav"] == _react(case, "call-llm#58", "llm→tool")
+
+
+def test_a_backtrack_link_moves_the_slider_and_the_chain_reaches_the_failure():
+    case = "agent-refund-multi-tools-error"
+    at = _app(case, "backtrack")
+    texts = [t.value for t in at.text]
+    tool_line = next(i for i, t in enumerate(texts)
+                     if "returned by tool call: issue_refund c4" in t)
+    assert "[ERROR]" in texts[tool_line]
+    asker = texts[tool_line + 1]
+    assert "asked for by" in asker
+    number = int(re.match(r"[\s│↳]*(\d+)\.", asker).group(1))
+    at.button(key=f"evidence-backtrack-go-{number}").click().run()
+    assert at.session_state["nav"] == _react(case, "call-llm#58", "llm→tool")
+    assert any("returned by tool call: escalate_ticket c5" in t for t in texts)
+
+
+def test_the_backtrack_export_is_the_escaped_markdown_report():
+    case = "hostile-strings-agent"
+    import streamlit
+
+    real = streamlit.download_button
+    exported: dict[str, object] = {}
+
+    def spy(label, data, *args, **kwargs):
+        exported[label] = (data, kwargs.get("file_name"), kwargs.get("mime"))
+        return real(label, data, *args, **kwargs)
+
+    with mock.patch.object(streamlit, "download_button", spy):
+        at = _app(case, "backtrack")
+    assert not at.exception
+    data, file_name, mime = exported["Download the backtrack report (Markdown)"]
+    assert (file_name, mime) == ("backtrack-report.md", "text/markdown")
+    assert data.startswith("# Backtrack report")
+    assert "run-1795961518785-19" in data  # the recording's run id (meta.runId)
+    from markdown_regions import split_code
+    _, prose = split_code(data)
+    for marker in HOSTILE_MARKERS:
+        assert marker not in "\n".join(prose), marker
+
+
+def test_search_finds_the_long_line_shows_a_snippet_and_navigates():
+    case = "hostile-strings-agent"
+    at = _app(case, "search")
+    at.text_input(key="evidence-search-query").input('alert("deep")').run()
+    assert not at.exception
+    snippets = [c.value for c in at.code]
+    assert snippets and all(len(s) < 300 for s in snippets)
+    assert all('<script>alert("deep")</script>' in s for s in snippets)
+    assert any("50,092 characters" in c.value or "50,557 characters" in c.value
+               for c in at.caption)
+    assert len(at.get("download_button")) == len(snippets)  # the whole value, one click away
+    at.button(key="evidence-search-go-0").click().run()
+    assert isinstance(at.session_state["nav"], int)
+
+
+@pytest.mark.parametrize("mode", ["served", "backtrack"])
+def test_hostile_strings_never_reach_markdown_rendered_elements(mode):
+    case = "hostile-strings-agent"
+    at = _app(case, mode, start=_react(case, "call-llm#58", "tool→llm"))
+    assert not at.exception
+    for value in _markdown_rendered(at):
+        for marker in HOSTILE_MARKERS:
+            assert marker not in value, (marker, value[:120])
+    # ... while the content itself is on the page, as text.
+    assert any("<script>alert(1)</script>" in c.value for c in at.code)
+
+
+def test_hostile_search_results_never_reach_markdown_rendered_elements():
+    at = _app("hostile-strings-agent", "search")
+    at.text_input(key="evidence-search-query").input("script").run()
+    for value in _markdown_rendered(at):
+        for marker in HOSTILE_MARKERS:
+            assert marker not in value, (marker, value[:120])
+
+
+def test_the_lean_panel_says_what_is_not_recorded():
+    case = "lean-agent-two-tools"
+    at = _app(case, "served", start=_steps(case).index(
+        next(s for s in _steps(case) if s["kind"] == "react")))
+    warnings = [w.value for w in at.warning]
+    assert any(w.startswith("Lean recording: the boundary log carries no payloads")
+               for w in warnings)
+
+
+def test_the_panel_code_never_renders_html_or_markdown_content():
+    source = PANEL_SOURCE.read_text()
+    for forbidden in ("unsafe_allow_html", "st.html", "components.html", "st.markdown(",
+                      "st.write("):
+        assert forbidden not in source, forbidden
