@@ -1,0 +1,102 @@
+"""The raw event tables: every event of the file, one row each, filterable.
+
+Rows keep the event's position in its stream (``#``), so a row always leads
+back to the exact event, shown whole on demand. Typed events' subflow paths
+are stored without the ``__root__`` segment; the ``subflowPath`` column adds
+it so both tables filter by the same paths.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import pandas as pd
+
+from recorders.run_step import ROOT_SUBFLOW_ID
+from lens.text import compact_json, one_line
+
+SUMMARY_CHARS = 240
+COLUMNS = ["#", "type", "runtimeStageId", "subflowPath", "ts", "fields"]
+
+_BOUNDARY_SKIP = {"type", "runtimeStageId", "subflowPath", "ts"}
+_TYPED_META_SHOWN = {"runtimeStageId", "subflowPath", "wallClockMs"}
+
+
+@dataclass
+class EventTable:
+    """One stream as rows, plus the raw events to show a row whole."""
+
+    stream: str  # "typed" | "boundary"
+    events: list[dict]
+    frame: pd.DataFrame
+    _search_text: list[str] | None = field(default=None, repr=False)
+
+    def types(self) -> list[str]:
+        return sorted(self.frame["type"].unique().tolist())
+
+    def paths(self) -> list[str]:
+        return sorted(self.frame["subflowPath"].unique().tolist())
+
+    def search_text(self) -> list[str]:
+        """Each event as lower-case JSON, built on the first search only."""
+        if self._search_text is None:
+            self._search_text = [compact_json(e).lower() for e in self.events]
+        return self._search_text
+
+    def select(self, types: Iterable[str] = (), path_prefix: str = "",
+               text: str = "") -> pd.DataFrame:
+        """Rows of the chosen types, under a subflow path, containing a text."""
+        mask = pd.Series(True, index=self.frame.index)
+        chosen = list(types)
+        if chosen:
+            mask &= self.frame["type"].isin(chosen)
+        if path_prefix:
+            paths = self.frame["subflowPath"]
+            mask &= (paths == path_prefix) | paths.str.startswith(path_prefix + "/")
+        needle = text.strip().lower()
+        if needle:
+            haystack = self.search_text()
+            mask &= pd.Series([needle in h for h in haystack], index=self.frame.index)
+        return self.frame[mask]
+
+
+def boundary_table(events: list[dict]) -> EventTable:
+    rows = []
+    for index, event in enumerate(events):
+        rest = {k: v for k, v in event.items() if k not in _BOUNDARY_SKIP}
+        rows.append((index, _text(event.get("type")), _text(event.get("runtimeStageId")),
+                     _path_text(event.get("subflowPath"), has_root=True), _number(event.get("ts")),
+                     one_line(compact_json(rest), SUMMARY_CHARS)))
+    return EventTable("boundary", events, pd.DataFrame(rows, columns=COLUMNS))
+
+
+def typed_table(events: list[dict]) -> EventTable:
+    rows = []
+    for index, event in enumerate(events):
+        meta = event.get("meta") if isinstance(event.get("meta"), dict) else {}
+        rest: dict[str, Any] = {"payload": event.get("payload")}
+        extra_meta = {k: v for k, v in meta.items() if k not in _TYPED_META_SHOWN}
+        if extra_meta:
+            rest["meta"] = extra_meta
+        rows.append((index, _text(event.get("type")), _text(meta.get("runtimeStageId")),
+                     _path_text(meta.get("subflowPath"), has_root=False),
+                     _number(meta.get("wallClockMs")), one_line(compact_json(rest), SUMMARY_CHARS)))
+    return EventTable("typed", events, pd.DataFrame(rows, columns=COLUMNS))
+
+
+def _path_text(path: Any, has_root: bool) -> str:
+    if not isinstance(path, list):
+        return ""  # the event does not say where it fired
+    segments = [str(s) for s in path]
+    if not has_root:
+        segments = [ROOT_SUBFLOW_ID, *segments]
+    return "/".join(segments)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ("" if value is None else str(value))
+
+
+def _number(value: Any) -> float | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None

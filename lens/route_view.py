@@ -1,0 +1,143 @@
+"""The "Why this skill?" view model: hops as table rows, trips marked, and
+which slider step each hop belongs to."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+from recorders.route_recorder import RouteHop, RouteTrip
+from recorders.run_step import RunStep
+from lens.step_evidence import StepEvidence
+
+# How each outcome reads in the table's "cause" column.
+CAUSES = {
+    "entry": "entry",
+    "route": "route (declared edge)",
+    "model-pick": "model pick (read_skill)",
+    "tool-proposal": "tool proposal",
+    "intent": "intent (classifier)",
+    "continuity": "continuity (last turn)",
+    "decider": "routing decider",
+    "stay": "stay",
+    "rejected": "rejected (out of reach)",
+}
+MOVES = frozenset({"entry", "route", "model-pick", "tool-proposal", "intent", "decider"})
+
+HOP_COLUMNS = ["hop", "iteration", "cause", "mark", "from", "to", "caption", "tool",
+               "reachable", "reason"]
+
+
+@dataclass(frozen=True)
+class HopRow:
+    hop: int  # 1-based, for people
+    iteration: str
+    cause: str
+    source: str
+    target: str
+    caption: str
+    tool: str
+    reachable: str
+    reason: str
+    mark: str
+
+    def as_record(self) -> dict[str, object]:
+        return dict(zip(HOP_COLUMNS, (self.hop, self.iteration, self.cause, self.mark,
+                                      self.source, self.target, self.caption, self.tool,
+                                      self.reachable, self.reason)))
+
+
+def hop_rows(hops: Sequence[RouteHop], trips: Sequence[RouteTrip]) -> list[HopRow]:
+    marks = trip_marks(hops, trips)
+    rows = []
+    for number, hop in enumerate(hops):
+        target = hop.to_skill if hop.to_skill is not None else _text(hop.requested_skill)
+        mark = ["✕ rejected"] if hop.outcome == "rejected" else []
+        mark += [f"⚠ {kind}" for kind in marks.get(number, [])]
+        rows.append(HopRow(
+            hop=number + 1,
+            iteration=_iteration_text(hop.iteration),
+            cause=CAUSES.get(hop.outcome, hop.outcome),
+            source=_text(hop.from_skill),
+            target=target,
+            caption=_text(hop.edge_label),
+            tool=_text(hop.last_tool),
+            reachable=", ".join(map(_text, hop.reachable)) if hop.reachable else "",
+            reason=hop.why,
+            mark=" · ".join(mark),
+        ))
+    return rows
+
+
+def trip_marks(hops: Sequence[RouteHop], trips: Sequence[RouteTrip]) -> dict[int, list[str]]:
+    """Which hop tripped each governor: the last hop of the trip's iteration that
+    could trip it (a rejection for rejected-cap, a move for ping-pong)."""
+    marks: dict[int, list[str]] = {}
+    for trip in trips:
+        wanted = {"rejected"} if trip.kind == "rejected-cap" else MOVES
+        candidates = [i for i, hop in enumerate(hops)
+                      if hop.outcome in wanted and _same_number(hop.iteration, trip.iteration)]
+        if candidates:
+            marks.setdefault(candidates[-1], []).append(trip.kind)
+    return marks
+
+
+def hop_step_index(hop: RouteHop, steps: Sequence[RunStep], evidence: StepEvidence) -> int | None:
+    """The slider step a hop belongs to, or None when the scope has no steps.
+
+    In order of preference: a step anchored at the hop's own stage; for a
+    rejection, the last step of the model call whose tool call was refused;
+    otherwise the first step of the model call of the hop's iteration; failing
+    those, the first step at or after the hop's event time, else the last step.
+    """
+    if not steps:
+        return None
+    first_at: dict[str, int] = {}
+    last_at: dict[str, int] = {}
+    for index, step in enumerate(steps):
+        first_at.setdefault(step.runtime_stage_id, index)
+        last_at[step.runtime_stage_id] = index
+    if hop.runtime_stage_id in first_at:
+        return first_at[hop.runtime_stage_id]
+    if hop.outcome == "rejected":
+        owner = evidence.tool_stage_owner.get(hop.runtime_stage_id)
+        if owner is not None and owner.runtime_stage_id in last_at:
+            return last_at[owner.runtime_stage_id]
+    for agent in _enclosing_prefixes(hop.runtime_stage_id):
+        call = evidence.call_at_iteration.get((agent, hop.iteration))
+        if call is not None and call.runtime_stage_id in first_at:
+            return first_at[call.runtime_stage_id]
+    at = evidence.first_ts.get(hop.runtime_stage_id)
+    if at is not None:
+        for index, step in enumerate(steps):
+            if step.ts_ms >= at:
+                return index
+    return len(steps) - 1
+
+
+def _enclosing_prefixes(runtime_stage_id: str) -> list[str]:
+    """``a/b/c#3`` → ``["a/b", "a", ""]``: the agents the stage may belong to, nearest first."""
+    segments = runtime_stage_id.split("/")[:-1]
+    return ["/".join(segments[:end]) for end in range(len(segments), -1, -1)]
+
+
+def _same_number(a: float, b: float) -> bool:
+    if isinstance(a, float) and math.isnan(a):
+        return isinstance(b, float) and math.isnan(b)
+    return a == b
+
+
+def _iteration_text(value: float) -> str:
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if value.is_integer():
+            return str(int(value))
+    return str(value)
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else str(value)

@@ -1,0 +1,101 @@
+"""Drill scopes: which subflow paths hold steps, and what each one contains.
+
+A scope is a subflow path starting at ``__root__``. The index is built once
+per projection: every prefix of every step anchor, each with its slider steps
+(``projection.get_steps(path)``), so moving the slider or drilling is a dict
+lookup, never a pass over the steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Container, Iterable, Protocol
+
+from recorders.run_step import ROOT_SUBFLOW_ID, RunStep
+
+ROOT: tuple[str, ...] = (ROOT_SUBFLOW_ID,)
+PATH_SEPARATOR = "/"
+
+
+class StepProjection(Protocol):
+    def get_steps(self, drill_path: tuple[str, ...] | None = None) -> list[RunStep]: ...
+
+
+def encode_path(path: Iterable[str]) -> str:
+    """``("__root__", "a", "b")`` → ``"__root__/a/b"`` (the form used in links)."""
+    return PATH_SEPARATOR.join(path)
+
+
+@dataclass(frozen=True)
+class Scope:
+    path: tuple[str, ...]
+    steps: tuple[RunStep, ...]
+    children: tuple[tuple[str, ...], ...]  # enterable children (nearest scope below), by first step
+
+    @property
+    def name(self) -> str:
+        return self.path[-1]
+
+
+class ScopeIndex:
+    """Owns the scopes of one projection; answers lookups in O(1)."""
+
+    def __init__(self, scopes: dict[tuple[str, ...], Scope]) -> None:
+        self._scopes = scopes
+        self._by_text = {encode_path(p): p for p in scopes}
+
+    @classmethod
+    def build(cls, projection: StepProjection, raw_steps: Iterable[RunStep]) -> ScopeIndex:
+        prefixes: dict[tuple[str, ...], None] = {ROOT: None}
+        for step in raw_steps:
+            path = step.anchor.subflow_path
+            for end in range(1, len(path) + 1):
+                prefixes.setdefault(tuple(path[:end]))
+        steps_at = {p: tuple(projection.get_steps(p)) for p in prefixes}
+        # A prefix whose steps were all filtered out is not a place to go, and
+        # neither is one that shows exactly its parent's steps (a wrapper such
+        # as an LLMCall's own ``sf-llm-call``): drilling there would change nothing.
+        live: dict[tuple[str, ...], None] = {}
+        for path in prefixes:  # a parent is always listed before its children
+            parent = _nearest_ancestor(path, live)
+            if path == ROOT or (steps_at[path] and (parent is None
+                                                    or steps_at[path] != steps_at[parent])):
+                live[path] = None
+        children: dict[tuple[str, ...], list[tuple[str, ...]]] = {p: [] for p in live}
+        for path in sorted(live, key=lambda p: _first_ts(steps_at[p])):
+            parent = _nearest_ancestor(path, children)
+            if parent is not None:
+                children[parent].append(path)
+        return cls({p: Scope(p, steps_at[p], tuple(children[p])) for p in live})
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._scopes
+
+    def get(self, path: tuple[str, ...]) -> Scope | None:
+        return self._scopes.get(tuple(path))
+
+    def root(self) -> Scope:
+        return self._scopes[ROOT]
+
+    def paths(self) -> list[tuple[str, ...]]:
+        return list(self._scopes)
+
+    def lookup(self, text: str) -> tuple[str, ...] | None:
+        """The scope a link's ``drill=`` names, or None when it names none."""
+        return self._by_text.get(text)
+
+    def breadcrumb(self, path: tuple[str, ...]) -> list[tuple[str, ...]]:
+        """Root to ``path``, every ancestor that is itself a scope."""
+        return [path[:end] for end in range(1, len(path) + 1) if path[:end] in self._scopes]
+
+
+def _first_ts(steps: tuple[RunStep, ...]) -> float:
+    return steps[0].ts_ms if steps else float("inf")
+
+
+def _nearest_ancestor(path: tuple[str, ...], scopes: Container) -> tuple[str, ...] | None:
+    """The closest proper prefix that is a scope (an empty middle level is skipped)."""
+    for end in range(len(path) - 1, 0, -1):
+        if path[:end] in scopes:
+            return path[:end]
+    return None

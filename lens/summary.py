@@ -1,0 +1,138 @@
+"""The run header: what was loaded, and the summary figures.
+
+Figures come from the evidence index (built once), never from a new pass
+over the events: model calls, tool calls and how many failed, tokens in and
+out, wall-clock duration, and the skills the route visited.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from recorders.loading import Recording
+from lens.step_evidence import StepEvidence
+from lens.text import format_ms
+
+SOURCE_KINDS = {
+    "recording": "recording {snapshot, events, structure}",
+    "envelope": "envelope",
+    "boundary-list": "bare boundary-event list (no typed stream)",
+}
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    model_calls: int
+    tool_calls: int
+    failed_tool_calls: int
+    tokens_in: float | None  # None when no call reported usage
+    tokens_out: float | None
+    duration_ms: float | None
+    skills_visited: tuple[str, ...]
+
+
+def summarise(evidence: StepEvidence, skill_path: list[str],
+              run_info: dict | None = None) -> RunSummary:
+    calls = list(evidence.calls())
+    tools = list(evidence.tool_calls())
+    ins = [c.tokens_in for c in calls if c.tokens_in is not None]
+    outs = [c.tokens_out for c in calls if c.tokens_out is not None]
+    return RunSummary(
+        model_calls=len(calls),
+        tool_calls=len(tools),
+        failed_tool_calls=sum(1 for t in tools if t.failed),
+        tokens_in=sum(ins) if ins else None,
+        tokens_out=sum(outs) if outs else None,
+        duration_ms=_duration(evidence, run_info),
+        skills_visited=tuple(skill_path),
+    )
+
+
+def _duration(evidence: StepEvidence, run_info: dict | None) -> float | None:
+    if evidence.run_started_ms is not None and evidence.run_ended_ms is not None:
+        return evidence.run_ended_ms - evidence.run_started_ms
+    started = _parse_iso(run_info.get("startedAt")) if run_info else None
+    ended = _parse_iso(run_info.get("endedAt")) if run_info else None
+    if started is not None and ended is not None:
+        return (ended - started).total_seconds() * 1000
+    stamps = list(evidence.first_ts.values())
+    return max(stamps) - min(stamps) if len(stamps) > 1 else None
+
+
+def run_facts(recording: Recording, evidence: StepEvidence) -> list[tuple[str, str]]:
+    """(label, value) pairs for the header; values may be recording text."""
+    facts: list[tuple[str, str]] = [("format", _format(recording))]
+    producer = recording.producer or {}
+    versions = [f"{name.removesuffix('Version')} {value}" for name, value in producer.items()
+                if isinstance(value, (str, int, float)) and not isinstance(value, bool)]
+    facts.append(("producer", ", ".join(versions) if versions else "not recorded"))
+    facts.append(("run id", _run_id(recording)))
+    run = recording.run_info or {}
+    facts.append(("started", _time_text(run.get("startedAt"), evidence.run_started_ms)))
+    facts.append(("ended", _time_text(run.get("endedAt"), evidence.run_ended_ms)))
+    facts.append(("complete", _complete(recording, evidence)))
+    facts.append(("boundary detail", recording.boundary_mode or "not recorded"))
+    facts.append(("events", f"{len(recording.typed_events)} typed · "
+                            f"{len(recording.boundary_events)} boundary"))
+    return facts
+
+
+def _format(recording: Recording) -> str:
+    kind = SOURCE_KINDS.get(recording.source_kind, recording.source_kind)
+    if recording.envelope_format:
+        return f"{kind} {recording.envelope_format}"
+    return kind
+
+
+def _run_id(recording: Recording) -> str:
+    run = recording.run_info or {}
+    if isinstance(run.get("runId"), str):
+        return run["runId"]
+    if recording.typed_run_ids:
+        ids = recording.typed_run_ids
+        return ids[-1] if len(ids) == 1 else f"{ids[-1]} (last of {len(ids)})"
+    return recording.snapshot_run_id or "not recorded"
+
+
+def _complete(recording: Recording, evidence: StepEvidence) -> str:
+    if recording.complete is True:
+        return "yes"
+    if recording.complete is False:
+        return "no (complete: false)"
+    if evidence.run_ended_ms is not None:
+        return "run.exit recorded (no envelope flag)"
+    return "not recorded"
+
+
+def _time_text(iso: Any, epoch_ms: float | None) -> str:
+    if isinstance(iso, str) and iso:
+        return iso
+    if epoch_ms is not None:
+        try:
+            stamp = datetime.fromtimestamp(epoch_ms / 1000, tz=timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            return f"{epoch_ms} ms"
+        return stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z") + " (from events)"
+    return "not recorded"
+
+
+def _parse_iso(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def format_duration(summary: RunSummary) -> str:
+    return format_ms(summary.duration_ms)
+
+
+def format_count(value: float | None) -> str:
+    """``12,841``; a dash when the recording reported no such number."""
+    if value is None:
+        return "—"
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"

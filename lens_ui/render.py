@@ -1,0 +1,51 @@
+"""Safe renderers for recording content.
+
+Recording text reaches the page only through ``st.text``, ``st.code``,
+``st.json``, ``st.dataframe`` and plotly with escaped strings. Where a widget
+label or alert must carry it, it goes through ``markdown_literal`` first.
+Long values are clipped with the whole value one click away.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import streamlit as st
+
+from lens.text import Clip, clip, one_line
+
+CLIP_CHARS = 2_000
+# Above this the expander would ship megabytes to the browser; offer a download only.
+EXPAND_LIMIT = 200_000
+FACT_CHARS = 160
+SCROLL_HEIGHT = 320
+
+
+def facts_grid(facts: Iterable[tuple[str, str]], columns: int = 4) -> None:
+    """Facts in a grid, each a small app-written label over its value as plain text."""
+    pairs = list(facts)
+    for start in range(0, len(pairs), columns):
+        cells = st.columns(columns, gap="small")
+        for cell, (name, value) in zip(cells, pairs[start:start + columns]):
+            cell.caption(name)
+            cell.text(one_line(value, FACT_CHARS))
+
+
+def long_text(text: str, key: str, limit: int = CLIP_CHARS) -> None:
+    """Show ``text`` clipped to ``limit`` characters, the rest one click away."""
+    part = clip(text, limit)
+    # A clipped value still fills a screen; past a few lines it scrolls in place.
+    height = SCROLL_HEIGHT if part.shown.count("\n") > 16 or len(part.shown) > 900 else "content"
+    st.code(part.shown if part.shown else " ", language=None, wrap_lines=True, height=height)
+    if part.truncated:
+        _whole_value(part, key)
+
+
+def _whole_value(part: Clip, key: str) -> None:
+    st.caption(f"Clipped: {part.hidden_chars:,} more characters ({len(part.full):,} in all).")
+    if len(part.full) <= EXPAND_LIMIT:
+        with st.expander("Show the whole value"):
+            st.code(part.full, language=None, wrap_lines=True, height=480)
+    st.download_button("Download the whole value", data=part.full.encode("utf-8"),
+                       file_name="value.txt", mime="text/plain", key=f"{key}.download",
+                       on_click="ignore", icon=":material/download:")

@@ -1,0 +1,115 @@
+"""Opening a run: bytes → Recording → projections, each built once and cached.
+
+Everything is keyed by the sha256 of the file's bytes, computed once per
+upload (or once per sample file) and carried in the session. The caches are
+``st.cache_resource`` (shared, never copied): a Recording of a 16 MB file is
+large, and the slider must only index into what was built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from recorders.loading import Recording, load_recording
+from recorders.projections import PROFILES, Projection, build_projection
+from recorders.run_step import RunStep
+from lens.arrows import ArrowDiagram, build_arrow_diagram
+from lens.scopes import ScopeIndex
+from lens.step_evidence import StepEvidence
+from lens_ui.samples import sample_catalog
+
+SAMPLE, UPLOAD = "sample", "upload"
+
+
+@dataclass(frozen=True)
+class RunChoice:
+    """Which run is open: a sample by name, or an upload by digest."""
+
+    kind: str  # SAMPLE | UPLOAD
+    name: str  # the sample's name, or the uploaded file's name (untrusted)
+    digest: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.name if self.kind == SAMPLE else self.digest}"
+
+    @property
+    def link_name(self) -> str | None:
+        """What ``?run=`` may carry: samples only, an upload has no shareable name."""
+        return self.name if self.kind == SAMPLE else None
+
+
+def digest_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class LoadedRun:
+    """An open run: its recording and evidence, and its projections on demand."""
+
+    choice: RunChoice
+    recording: Recording
+    evidence: StepEvidence
+
+    def projection(self, profile: str) -> Projection:
+        return _projected(self.choice.digest, profile, self.recording)[0]
+
+    def scopes(self, profile: str) -> ScopeIndex:
+        return _projected(self.choice.digest, profile, self.recording)[1]
+
+    def diagram(self, profile: str, path: tuple[str, ...]) -> ArrowDiagram:
+        scopes = self.scopes(profile)
+        scope = scopes.get(path) or scopes.root()
+        return _diagram(self.choice.digest, profile, scope.path, scope.steps, scopes)
+
+    def step_counts(self) -> dict[str, int]:
+        """Steps at the root under each profile, for the reference switch."""
+        return {profile: len(self.scopes(profile).root().steps) for profile in PROFILES}
+
+
+def open_run(choice: RunChoice, data: bytes) -> LoadedRun:
+    """Parse (or fetch from cache) and index a run. Raises RecordingError for a bad file."""
+    recording, evidence = _parsed(choice.digest, data)
+    return LoadedRun(choice, recording, evidence)
+
+
+def sample_choice(name: str) -> tuple[RunChoice, bytes]:
+    """The allow-listed sample ``name`` (a KeyError for any other name)."""
+    path = sample_catalog()[name]
+    digest, data = _sample_bytes(str(path))
+    return RunChoice(SAMPLE, name, digest), data
+
+
+def upload_choice(name: str, data: bytes) -> RunChoice:
+    return RunChoice(UPLOAD, name, digest_of(data))
+
+
+# ─── caches ────────────────────────────────────────────────────────────
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _sample_bytes(path: str) -> tuple[str, bytes]:
+    data = Path(path).read_bytes()
+    return digest_of(data), data
+
+
+@st.cache_resource(max_entries=4, show_spinner="Reading the recording…")
+def _parsed(digest: str, _data: bytes) -> tuple[Recording, StepEvidence]:
+    recording = load_recording(_data)
+    return recording, StepEvidence.build(recording)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Projecting the run into steps…")
+def _projected(digest: str, profile: str, _recording: Recording) -> tuple[Projection, ScopeIndex]:
+    projection = build_projection(_recording, profile)
+    return projection, ScopeIndex.build(projection, projection.steps.raw_steps())
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _diagram(digest: str, profile: str, path: tuple[str, ...], _steps: tuple[RunStep, ...],
+             _scopes: ScopeIndex) -> ArrowDiagram:
+    return build_arrow_diagram(_steps, path, _scopes)

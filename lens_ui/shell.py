@@ -1,0 +1,22 @@
+"""What every page does first: page setup, the session, and the sidebar that
+opens a run. Each page calls :func:`open_page`, so the open run and its
+position survive moving between pages."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lens_ui import session
+from lens_ui.run_picker import run_picker
+from lens_ui.runs import LoadedRun
+
+
+def open_page(title: str) -> LoadedRun | None:
+    # No page_icon: a Material-symbol favicon is fetched from a font CDN, and
+    # nothing on this page may make a request beyond the Lens server.
+    st.set_page_config(page_title=f"{title} · Lens", layout="wide")
+    session.start_session()
+    run = run_picker()
+    if run is None:
+        st.info("No run is open. Upload a recording or pick a run in the sidebar.")
+    return run

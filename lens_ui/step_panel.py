@@ -1,0 +1,104 @@
+"""The step detail: what happened at the current step, from the recording."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import Callable, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from recorders.run_step import RunStep
+from lens.step_detail import StepDetail, ToolCallView, describe_step
+from lens_ui.render import facts_grid, long_text
+from lens_ui.runs import LoadedRun
+
+# Hook for the served-context panel (what the model was served at this call;
+# recorders/evidence.py + lens_ui/evidence_panel.py, built separately). Once a
+# module lens_ui/served_context.py exists defining
+#     render_served_context(run: LoadedRun, steps: Sequence[RunStep], position: int,
+#                           on_navigate: Callable[[int], None]) -> None
+# it is called under every step detail: ``steps`` is the slider's scope,
+# ``position`` the current index, and ``on_navigate(i)`` (a button callback)
+# moves the slider to index ``i``. Without that module nothing is drawn.
+SERVED_CONTEXT_MODULE = "lens_ui.served_context"
+EVENT_PICKER_LIMIT = 400
+
+
+def step_panel(run: LoadedRun, steps: Sequence[RunStep], position: int, key: str,
+               on_navigate: Callable[[int], None]) -> None:
+    step = steps[position]
+    detail = describe_step(step, run.evidence)
+    st.subheader(detail.heading)
+    facts_grid(((fact.name, fact.value) for fact in detail.facts), columns=3)
+    for note in detail.absent:
+        st.caption(f"Not in the recording: {note}.")
+    for number, text in enumerate(detail.texts):
+        st.caption(text.title)
+        long_text(text.text, key=f"{key}.text{number}")
+    if detail.tools_asked:
+        st.markdown("**Tools it asked for**")
+        for number, tool in enumerate(detail.tools_asked):
+            _tool_call(tool, f"{key}.asked{number}", show_args=True)
+    if detail.tool_results:
+        st.markdown("**Tool results fed back into this call**")
+        for number, tool in enumerate(detail.tool_results):
+            _tool_call(tool, f"{key}.result{number}", show_args=False)
+    if detail.branches:
+        st.markdown(f"**Branches ({len(detail.branches)})**")
+        st.text("\n".join(f"• {branch}" for branch in detail.branches))
+    _served_context(run, steps, position, on_navigate)
+    _evidence(run, detail, key)
+    with st.expander("This step as projected (wire form)"):
+        st.json(step.to_wire(), expanded=True)
+
+
+def _tool_call(tool: ToolCallView, key: str, show_args: bool) -> None:
+    with st.container(border=True):
+        timing = f" · {tool.duration}" if tool.duration else ""
+        call_id = f" · call {tool.call_id}" if tool.call_id else ""
+        st.text(f"{tool.name}{call_id}{timing}")
+        if show_args:
+            if tool.args is None:
+                st.caption("Arguments: not in the recording.")
+            else:
+                st.caption("Arguments")
+                long_text(tool.args, key=f"{key}.args")
+        if tool.result is None:
+            st.caption("Result: not in the recording.")
+        else:
+            if tool.failed:
+                st.error("This tool call failed (error: true). Its error text:",
+                         icon=":material/error:")
+            else:
+                st.caption("Result")
+            long_text(tool.result, key=f"{key}.result")
+
+
+def _served_context(run: LoadedRun, steps: Sequence[RunStep], position: int,
+                    on_navigate: Callable[[int], None]) -> None:
+    if importlib.util.find_spec(SERVED_CONTEXT_MODULE) is None:
+        return
+    module = importlib.import_module(SERVED_CONTEXT_MODULE)
+    module.render_served_context(run, steps, position, on_navigate)
+
+
+def _evidence(run: LoadedRun, detail: StepDetail, key: str) -> None:
+    """The recorded events behind the step, each viewable whole."""
+    refs = detail.events
+    with st.expander(f"Evidence: {len(refs)} recorded event(s) at this stage"):
+        if not refs:
+            st.caption("No event in the file carries this step's runtimeStageId.")
+            return
+        table = pd.DataFrame([(r.stream, r.index, r.type) for r in refs],
+                             columns=["stream", "#", "type"])
+        st.dataframe(table, hide_index=True, height=min(36 * (len(refs) + 1) + 2, 260))
+        shown = refs[:EVENT_PICKER_LIMIT]
+        choice = st.selectbox(
+            "Show one event whole", options=range(len(shown)),
+            format_func=lambda i: f"{shown[i].stream} #{shown[i].index} · {shown[i].type}",
+            key=f"{key}.event")
+        ref = shown[choice]
+        events = run.recording.boundary_events if ref.stream == "boundary" else run.recording.typed_events
+        st.json(events[ref.index], expanded=True)

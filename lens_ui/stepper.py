@@ -1,0 +1,199 @@
+"""The slider region: breadcrumb, time slider, arrow diagram, step detail and
+the route tab, in one fragment so a move reruns only this region.
+
+Clicks that come back as widget state (a diagram node, a hop row) are read
+at the top of the fragment, before anything is drawn, and turned into a new
+position; their widgets then get fresh keys so no stale selection lingers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from lens.actors import relative_to_scope
+from lens.figures import actor_figure
+from lens.route_view import hop_step_index
+from lens.scopes import ROOT, Scope, ScopeIndex, encode_path
+from lens.step_detail import step_caption
+from lens.text import markdown_literal
+from lens_ui import session
+from lens_ui.route_panel import route_panel
+from lens_ui.runs import LoadedRun
+from lens_ui.step_panel import step_panel
+
+TAB = "lens.tab"
+STEPS_TAB, ROUTE_TAB = "Steps", "Why this skill?"
+GENERATION = "lens.selection_generation"  # bumped after a handled click: fresh widget keys
+PLOT_CONFIG = {"displayModeBar": False, "scrollZoom": False}
+MAX_CHILD_BUTTONS = 8
+PREVIOUS_KEY, NEXT_KEY = "P", "N"
+
+
+@st.fragment
+def run_view(run: LoadedRun, profile: str) -> None:
+    scopes = run.scopes(profile)
+    _apply_clicks(run, profile, scopes)
+    path, index = session.resolve_position(scopes)
+    for text in session.take_notices():
+        st.info(text, icon=":material/info:")
+    scope = scopes.get(path)
+    _breadcrumb(scopes, scope)
+    steps_tab, route_tab = st.tabs([STEPS_TAB, ROUTE_TAB], key=TAB, on_change="rerun")
+    if steps_tab.open is not False:
+        with steps_tab:
+            _steps(run, profile, scope, index)
+    if route_tab.open is not False:
+        with route_tab:
+            route_panel(run, profile, hops_key(_generation()))
+    session.write_link(run.choice, path, index, len(scope.steps))
+
+
+# ─── position from clicks ──────────────────────────────────────────────
+
+
+def _generation() -> int:
+    return st.session_state.setdefault(GENERATION, 0)
+
+
+def diagram_key(path: tuple[str, ...], generation: int) -> str:
+    """The diagram widget's key: new per scope, and after every handled click."""
+    return f"lens.diagram.{_short_hash(encode_path(path))}.{generation}"
+
+
+def hops_key(generation: int) -> str:
+    return f"lens.hops.{generation}"
+
+
+def _apply_clicks(run: LoadedRun, profile: str, scopes: ScopeIndex) -> None:
+    """Turn last interaction's diagram click or hop pick into a position."""
+    path = st.session_state.get(session.DRILL, ROOT)
+    points = _selected(st.session_state.get(diagram_key(path, _generation())), "points")
+    if points:
+        st.session_state[GENERATION] = _generation() + 1
+        target = scopes.lookup(_custom_text(points[0]))
+        if target is not None and target != path:
+            session.drill_to(target)
+        return
+    rows = _selected(st.session_state.get(hops_key(_generation())), "rows")
+    if rows:
+        st.session_state[GENERATION] = _generation() + 1
+        hops = run.projection(profile).route.get_hops()
+        if 0 <= rows[0] < len(hops):
+            session.drill_to(ROOT)
+            index = hop_step_index(hops[rows[0]], scopes.root().steps, run.evidence)
+            st.session_state[session.STEP] = index or 0
+            st.session_state[TAB] = STEPS_TAB
+
+
+def _selected(state: object, field: str) -> list:
+    try:
+        return list(state["selection"][field])  # type: ignore[index]
+    except (KeyError, TypeError):
+        return []
+
+
+def _custom_text(point: object) -> str:
+    data = point.get("customdata") if isinstance(point, dict) else None
+    if isinstance(data, list):
+        data = data[0] if data else None
+    return data if isinstance(data, str) else ""
+
+
+# ─── breadcrumb ────────────────────────────────────────────────────────
+
+
+def _breadcrumb(scopes: ScopeIndex, scope: Scope) -> None:
+    with st.container(horizontal=True, vertical_alignment="center", key="lens-breadcrumb"):
+        st.caption("Scope", width="content")
+        crumbs = scopes.breadcrumb(scope.path)
+        for depth, crumb in enumerate(crumbs):
+            here = crumb == scope.path
+            label = "⌂ root" if crumb == ROOT else markdown_literal(crumb[-1])
+            st.button(label, key=f"lens.crumb.{depth}", type="primary" if here else "secondary",
+                      disabled=here, on_click=session.drill_to, args=(crumb,),
+                      help="the scope you are in" if here else "back out to this scope")
+        children = scope.children
+        if not children:
+            return
+        st.caption("· enter", width="content")
+        if len(children) <= MAX_CHILD_BUTTONS:
+            for number, child in enumerate(children):
+                name = relative_to_scope("/".join(child[1:]), scope.path)
+                st.button("▸ " + markdown_literal(name), key=f"lens.child.{number}",
+                          on_click=session.drill_to, args=(child,),
+                          help=f"{len(scopes.get(child).steps)} steps inside")
+        else:
+            st.selectbox("Enter a child scope", options=[None, *children], key="lens.child_pick",
+                         format_func=lambda c: "choose…" if c is None else encode_path(c),
+                         label_visibility="collapsed", on_change=_child_picked)
+
+
+def _child_picked() -> None:
+    child = st.session_state.get("lens.child_pick")
+    if child is not None:
+        session.drill_to(child)
+    st.session_state["lens.child_pick"] = None
+
+
+# ─── the slider and what it shows ──────────────────────────────────────
+
+
+def _steps(run: LoadedRun, profile: str, scope: Scope, index: int) -> None:
+    steps = scope.steps
+    if not steps:
+        st.info("This scope has no steps in this projection.", icon=":material/info:")
+        return
+    slider_key = f"lens.slider.{_short_hash(run.choice.key, profile, encode_path(scope.path))}"
+    _controls(len(steps), index, slider_key)
+    step = steps[index]
+    st.text(step_caption(step, index, len(steps), run.evidence))
+    diagram_column, detail_column = st.columns([3, 2], gap="medium")
+    with diagram_column:
+        figure = actor_figure(run.diagram(profile, scope.path), index, title="")
+        st.plotly_chart(figure, key=diagram_key(scope.path, _generation()), on_select="rerun",
+                        selection_mode="points", config=PLOT_CONFIG)
+        st.caption("Orange: this step's arrows · grey: earlier steps · ■ a subflow: click it "
+                   f"to drill in · keys: {NEXT_KEY} next, {PREVIOUS_KEY} previous, ←/→ on the slider.")
+    with detail_column:
+        step_panel(run, steps, index, key=f"{slider_key}.{index}",
+                   on_navigate=lambda target: _go_to(target, slider_key))
+
+
+def _controls(count: int, index: int, slider_key: str) -> None:
+    if st.session_state.get(slider_key) != index + 1:
+        st.session_state[slider_key] = index + 1
+    first, previous, slider, following, last = st.columns([1.2, 1.4, 6, 1.4, 1.2],
+                                                          vertical_alignment="center")
+    first.button("First", key="lens.first", help="first step", disabled=index == 0,
+                 on_click=_go_to, args=(0, slider_key), width="stretch",
+                 icon=":material/first_page:")
+    previous.button("Prev", key="lens.previous", help="previous step", disabled=index == 0,
+                    on_click=_go_to, args=(index - 1, slider_key), shortcut=PREVIOUS_KEY,
+                    width="stretch")
+    with slider:
+        if count > 1:
+            st.slider("Step", min_value=1, max_value=count, key=slider_key,
+                      on_change=_slider_moved, args=(slider_key,), label_visibility="collapsed")
+        else:
+            st.caption("This scope has a single step.")
+    following.button("Next", key="lens.next", help="next step", disabled=index >= count - 1,
+                     on_click=_go_to, args=(index + 1, slider_key), shortcut=NEXT_KEY,
+                     width="stretch")
+    last.button("Last", key="lens.last", help="last step", disabled=index >= count - 1,
+                on_click=_go_to, args=(count - 1, slider_key), width="stretch",
+                icon=":material/last_page:", icon_position="right")
+
+
+def _go_to(index: int, slider_key: str) -> None:
+    st.session_state[session.STEP] = index
+    st.session_state[slider_key] = index + 1
+
+
+def _slider_moved(slider_key: str) -> None:
+    st.session_state[session.STEP] = st.session_state[slider_key] - 1
+
+
+def _short_hash(*parts: str) -> str:
+    return hashlib.sha1("\x1f".join(parts).encode("utf-8")).hexdigest()[:12]

@@ -1,0 +1,11 @@
+"""The raw events page: every typed and boundary event of the file, filterable."""
+
+import streamlit as st
+
+from lens_ui.events_page import events_page
+from lens_ui.shell import open_page
+
+run = open_page("Raw events")
+if run is None:
+    st.stop()
+events_page(run)

@@ -1,0 +1,88 @@
+"""The raw events page: every event of the file is there and can be found."""
+
+from __future__ import annotations
+
+import json
+
+from app_support import corpus_bytes, expected, no_exception
+
+CASE = "agent-refund-multi-tools-error"
+
+
+def open_events(app, run=CASE):
+    app.query_params["run"] = run
+    at = app.run()
+    at.switch_page("pages/raw_events.py").run()
+    no_exception(at)
+    return at
+
+
+def shown(at, stream):
+    """The ``n of m events shown`` caption of one table, as (n, m)."""
+    captions = [c.value for c in at.caption if c.value.endswith("Select a row to see the event whole.")]
+    text = captions[0 if stream == "typed" else 1]
+    n, _, rest = text.partition(" of ")
+    return int(n.replace(",", "")), int(rest.split(" ")[0].replace(",", ""))
+
+
+def test_the_totals_equal_the_files_counts(app):
+    at = open_events(app)
+    counts = expected(CASE)["counts"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Typed events in the file"] == str(counts["typedEvents"])
+    assert metrics["Boundary events in the file"] == str(counts["boundaryEvents"])
+    assert shown(at, "typed") == (counts["typedEvents"], counts["typedEvents"])
+    assert shown(at, "boundary") == (counts["boundaryEvents"], counts["boundaryEvents"])
+    tables = [d.value for d in at.dataframe]
+    assert [len(t) for t in tables[:2]] == [counts["typedEvents"], counts["boundaryEvents"]]
+
+
+def test_filtering_by_type_shows_exactly_the_events_of_that_type(app):
+    at = open_events(app)
+    by_type = expected(CASE)["counts"]["boundaryEventsByType"]
+    at.multiselect(key="lens.events.boundary.types").set_value(["tool.end", "llm.start"]).run()
+    assert shown(at, "boundary")[0] == by_type["tool.end"] + by_type["llm.start"]
+    table = [d.value for d in at.dataframe][1]
+    assert set(table["type"]) == {"tool.end", "llm.start"}
+
+
+def test_filtering_by_subflow_path_keeps_that_path_and_below(app):
+    at = open_events(app, "nested-sequence-with-parallel")
+    at.selectbox(key="lens.events.boundary.path").set_value("__root__/step-reviewers").run()
+    table = [d.value for d in at.dataframe][1]
+    assert len(table) > 0
+    assert all(p == "__root__/step-reviewers" or p.startswith("__root__/step-reviewers/")
+               for p in table["subflowPath"])
+
+
+def test_text_search_finds_an_event_by_anything_it_contains(app):
+    at = open_events(app)
+    events = json.loads(corpus_bytes(CASE))["snapshot"]["recorders"]
+    boundary = next(r for r in events if r["name"] == "BoundaryEvents")["data"]
+    needle = "PaymentGatewayTimeout"  # the failing tool's error text
+    at.text_input(key="lens.events.boundary.text").set_value(needle).run()
+    table = [d.value for d in at.dataframe][1]
+    found = table["#"].tolist()
+    assert found == [i for i, e in enumerate(boundary) if needle in json.dumps(e)]
+    assert table["type"].tolist()[0] == "tool.end"
+
+
+def test_a_selected_row_shows_the_whole_event(app):
+    at = open_events(app)
+    at.session_state["lens.events.boundary.rows"] = {"selection": {"rows": [0], "columns": [],
+                                                                   "cells": []}}
+    at.run()
+    assert [json.loads(j.value)["type"] for j in at.json] == ["run.entry"]
+
+
+def test_the_open_run_survives_moving_between_pages(app):
+    at = app.run()
+    at.file_uploader(key="lens.uploader").set_value(
+        ("lean.json", corpus_bytes("lean-agent-two-tools"), "application/json")).run()
+    at.switch_page("pages/raw_events.py").run()
+    no_exception(at)
+    counts = expected("lean-agent-two-tools")["counts"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Typed events in the file"] == str(counts["typedEvents"])
+    at.switch_page("lens_app.py").run()
+    assert "lean.json" in [t.value for t in at.text]

@@ -1,0 +1,124 @@
+"""Opening a run: the default sample, uploads (plain and gzipped), bad files,
+switching runs, and the health line."""
+
+from __future__ import annotations
+
+import gzip
+
+from app_support import caption, corpus_bytes, corpus_plain_bytes, expected, no_exception
+
+DEFAULT = "agent-refund-multi-tools-error"
+
+
+def model_calls(case: str) -> int:
+    return expected(case)["counts"]["typedEventsByType"]["agentfootprint.stream.llm_start"]
+
+
+def texts(at) -> list[str]:
+    return [t.value for t in at.text]
+
+
+def test_with_nothing_chosen_the_default_sample_opens_at_its_first_step(app):
+    at = app.run()
+    no_exception(at)
+    assert DEFAULT in texts(at)
+    # An Agent under the lens projection: one react step per model-call start and end.
+    assert caption(at) == f"step 1 of {2 * model_calls(DEFAULT)} · user→llm"
+    assert at.selectbox(key="lens.run_select").value == f"sample:{DEFAULT}"
+
+
+def test_summary_figures_count_calls_failures_and_tokens(app):
+    at = app.run()
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Model calls"] == str(model_calls(DEFAULT))
+    # The corpus case: 5 tool calls over 4 iterations, issue_refund throws.
+    tools = expected(DEFAULT)["counts"]["typedEventsByType"]["agentfootprint.stream.tool_start"]
+    assert metrics["Tool calls"] == f"{tools} · 1 failed"
+    # The agent's own turn_end event reports these totals.
+    assert (metrics["Tokens in"], metrics["Tokens out"]) == ("494", "76")
+
+
+def test_a_plain_json_upload_becomes_the_open_run(app):
+    at = app.run()
+    at.file_uploader(key="lens.uploader").set_value(
+        ("triage.json", corpus_plain_bytes("conditional-triage-llmcall"), "application/json")).run()
+    no_exception(at)
+    assert "triage.json" in texts(at)
+    assert at.selectbox(key="lens.run_select").value.startswith("upload:")
+    assert "⬆ triage.json (uploaded)" in at.selectbox(key="lens.run_select").options
+    # Conditional at the root: decide, then answers.
+    assert caption(at).startswith("step 1 of 2 · routes to urgent")
+
+
+def test_a_gzipped_envelope_upload_opens_too(app):
+    at = app.run()
+    data = gzip.compress(corpus_plain_bytes("sequence-3-llmcalls-envelope"))
+    at.file_uploader(key="lens.uploader").set_value(("seq.json.gz", data, "application/gzip")).run()
+    no_exception(at)
+    assert "seq.json.gz" in texts(at)
+    # Sequence of 3: asks, forwards × 2, answers.
+    assert caption(at) == "step 1 of 4 · asks"
+    header = " ".join(texts(at))
+    assert "agentfootprint.recording.v1" in header
+
+
+def test_a_bad_file_shows_the_loader_message_and_keeps_the_open_run(app):
+    at = app.run()
+    before = caption(at)
+    at.file_uploader(key="lens.uploader").set_value(
+        ("notes.json", b'{"hello": "world"}', "application/json")).run()
+    no_exception(at)
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1
+    assert errors[0].startswith("Could not open notes\\.json")
+    assert "expected a recording" in errors[0]
+    assert caption(at) == before
+    assert DEFAULT in texts(at)
+
+
+def test_after_a_bad_file_another_run_can_still_be_picked(app):
+    at = app.run()
+    at.file_uploader(key="lens.uploader").set_value(("broken.json.gz", b"\x1f\x8b\x08\x00junk",
+                                                     "application/gzip")).run()
+    assert at.error
+    at.selectbox(key="lens.run_select").set_value("sample:parallel-3-reviewers").run()
+    no_exception(at)
+    assert "parallel-3-reviewers" in texts(at)
+    assert caption(at) == "step 1 of 2 · fork (3)"
+
+
+def test_an_uploaded_run_stays_selectable_after_opening_a_sample(app):
+    at = app.run()
+    at.file_uploader(key="lens.uploader").set_value(
+        ("mine.json", corpus_plain_bytes("llmcall-single"), "application/json")).run()
+    uploaded = at.selectbox(key="lens.run_select").value
+    at.selectbox(key="lens.run_select").set_value("sample:parallel-3-reviewers").run()
+    at.selectbox(key="lens.run_select").set_value(uploaded).run()
+    no_exception(at)
+    assert "mine.json" in texts(at)
+    assert caption(at) == "step 1 of 2 · user→llm"
+
+
+def test_the_health_line_names_an_incomplete_run(app):
+    at = app.run()
+    at.file_uploader(key="lens.uploader").set_value(
+        ("crash.json", corpus_bytes("crash-provider-error-envelope"), "application/json")).run()
+    assert any(w.value.startswith("Health: ") for w in at.warning)
+    assert any("complete: false" in t for t in texts(at))
+
+
+def test_the_health_line_names_several_runs_and_lean_mode(app):
+    at = app.run()
+    at.file_uploader(key="lens.uploader").set_value(
+        ("two.json", corpus_bytes("multirun-agent-two-runs"), "application/json")).run()
+    runs = expected("multirun-agent-two-runs")["counts"]["distinctTypedRunIds"]
+    assert any(f"holds {runs} runs" in t for t in texts(at))
+    at.file_uploader(key="lens.uploader").set_value(
+        ("lean.json", corpus_bytes("lean-agent-two-tools"), "application/json")).run()
+    assert any("lean mode" in t for t in texts(at))
+
+
+def test_a_clean_run_says_nothing_is_missing(app):
+    at = app.run()
+    assert any(s.value.startswith("Health: nothing missing") for s in at.success)
+    assert not at.warning

@@ -1,0 +1,60 @@
+"""The projection switch: lens or reference, each with its own step count."""
+
+from __future__ import annotations
+
+from app_support import caption, expected, no_exception
+
+CASE = "agent-refund-multi-tools-error"
+
+
+def test_the_switch_labels_each_projection_with_its_step_count(app):
+    at = app.run()
+    reference_steps = len(expected(CASE)["runSteps"]["replayCoalesced"]["steps"])
+    model_calls = expected(CASE)["counts"]["typedEventsByType"]["agentfootprint.stream.llm_start"]
+    switch = at.button_group(key="lens.profile_switch")
+    assert switch.options == [f"lens · {2 * model_calls} steps",
+                              f"reference · {reference_steps} steps"]
+
+
+def test_switching_to_reference_shows_the_reference_steps(app):
+    at = app.run()
+    at.button_group(key="lens.profile_switch").set_value("reference").run()
+    no_exception(at)
+    reference = expected(CASE)["runSteps"]["replayCoalesced"]["steps"]
+    assert caption(at) == f"step 1 of {len(reference)} · {reference[0]['label']}"
+    assert at.query_params["profile"] == "reference"
+    at.button_group(key="lens.profile_switch").set_value("lens").run()
+    assert caption(at) == "step 1 of 10 · user→llm"
+
+
+def test_each_projection_keeps_its_own_position(app):
+    at = app.run()
+    at.slider[0].set_value(5).run()
+    at.button_group(key="lens.profile_switch").set_value("reference").run()
+    assert caption(at).startswith("step 1 of 19")
+    at.button_group(key="lens.profile_switch").set_value("lens").run()
+    assert caption(at).startswith("step 5 of 10")
+
+
+def test_a_reference_link_opens_the_reference_projection(app):
+    app.query_params.update({"run": "conditional-routes-to-agent", "profile": "reference",
+                             "step": "3"})
+    at = app.run()
+    reference = expected("conditional-routes-to-agent")["runSteps"]["replayCoalesced"]["steps"]
+    assert caption(at) == f"step 3 of {len(reference)} · {reference[2]['label']}"
+
+
+def test_a_scope_the_other_projection_lacks_falls_back_to_its_root_and_says_so(app):
+    case = "nested-parallel-of-agents"
+    reference_drill = {"/".join(d["path"]): d["steps"]
+                       for d in expected(case)["runSteps"]["replayCoalesced"]["drill"]}
+    assert reference_drill["__root__/capacity"] == []  # the reference shows nothing there
+    app.query_params.update({"run": case, "drill": "__root__/capacity"})
+    at = app.run()
+    assert caption(at) == "step 1 of 4 · user→llm"  # an Agent with one tool call, under lens
+    at.button_group(key="lens.profile_switch").set_value("reference").run()
+    no_exception(at)
+    assert at.query_params["drill"] == "__root__"
+    assert any("no steps in the chosen projection" in i.value for i in at.info)
+    root_steps = expected(case)["runSteps"]["replayCoalesced"]["steps"]
+    assert caption(at) == f"step 1 of {len(root_steps)} · {root_steps[0]['label']}"

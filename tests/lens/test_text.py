@@ -1,0 +1,72 @@
+"""Clipping long values, flattening labels, and making text literal for Markdown."""
+
+from __future__ import annotations
+
+import re
+import string
+
+import pytest
+
+from lens.text import clip, format_ms, markdown_literal, one_line, plot_text
+
+
+def test_a_short_value_is_shown_whole():
+    part = clip("hello", 10)
+    assert (part.shown, part.truncated, part.hidden_chars) == ("hello", False, 0)
+
+
+def test_a_long_value_is_clipped_and_keeps_the_whole_value():
+    text = "A" * 50_000 + "tail"
+    part = clip(text, 2_000)
+    assert part.shown == "A" * 2_000
+    assert part.truncated and part.hidden_chars == 48_004
+    assert part.full == text
+
+
+def test_a_value_exactly_at_the_limit_is_not_clipped():
+    assert not clip("x" * 100, 100).truncated
+
+
+def test_a_negative_limit_is_refused():
+    with pytest.raises(ValueError):
+        clip("x", -1)
+
+
+def test_markdown_literal_escapes_every_ascii_punctuation_character():
+    escaped = markdown_literal(string.punctuation)
+    assert escaped == "".join("\\" + c for c in string.punctuation)
+
+
+def test_markdown_literal_defeats_images_links_html_and_directives():
+    hostile = '![p](https://e.x/p.gif) [a](javascript:alert(1)) <img src=x> :red[x] $x$ **b**'
+    escaped = markdown_literal(hostile)
+    # Every punctuation character is preceded by a backslash, so none opens a construct.
+    unescaped = re.findall(r"(?<!\\)[!\[\]()<>:$*]", escaped)
+    assert unescaped == []
+    # Letters, digits and spaces are untouched, so the text still reads the same.
+    assert escaped.replace("\\", "") == hostile
+
+
+def test_markdown_literal_keeps_text_on_one_line():
+    assert "\n" not in markdown_literal("# title\n\n- item")
+    assert markdown_literal("a\nb") == "a⏎b"
+
+
+def test_one_line_makes_controls_and_bidi_overrides_visible():
+    assert one_line("bell\x07 tab\t cr\r") == "bell␇ tab  cr⏎"
+    assert one_line("\u202egnp.exe\u202c") == "⟨U+202E⟩gnp.exe⟨U+202C⟩"
+
+
+def test_one_line_cuts_with_an_ellipsis():
+    assert one_line("abcdefgh", 5) == "abcd…"
+    assert one_line("abc", 5) == "abc"
+
+
+def test_plot_text_escapes_html_but_not_quotes():
+    assert plot_text('<a href="x">&</a>') == '&lt;a href="x"&gt;&amp;&lt;/a&gt;'
+
+
+@pytest.mark.parametrize("ms, text", [(850, "850 ms"), (1476, "1.48 s"), (125_000, "2 min 05 s"),
+                                      (None, "—")])
+def test_durations_read_as_people_say_them(ms, text):
+    assert format_ms(ms) == text
