@@ -21,7 +21,7 @@ import json
 import re
 from collections import deque
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from recorders.evidence import (
     MESSAGES,
@@ -862,7 +862,13 @@ def md_escape(value: Any) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
-def _step_cite(nav: Nav | None, steps: Sequence[Any] | None) -> str:
+# Where a step position is shown: (1-based number in its scope, steps in that
+# scope, the scope's name). The name is recording text; the report quotes it.
+StepPlaceOf = Callable[[int], "tuple[int, int, str] | None"]
+
+
+def _step_cite(nav: Nav | None, steps: Sequence[Any] | None,
+               step_place: StepPlaceOf | None = None) -> str:
     if nav is None:
         return ""
     if nav.step is None:
@@ -873,7 +879,12 @@ def _step_cite(nav: Nav | None, steps: Sequence[Any] | None) -> str:
         step = steps[nav.step]
         seq = getattr(step, "seq", nav.step)
         kind, label = getattr(step, "kind", None), getattr(step, "label", None)
-    text = f"step {seq}"
+    place = step_place(nav.step) if step_place is not None else None
+    if place is not None:
+        number, count, scope = place
+        text = f"step {number} of {count} in scope {md_code_span(scope) if scope else 'root'}"
+    else:
+        text = f"step {seq}"
     if kind is not None:
         text += f" ({kind} {md_code_span(label)})"
     if not nav.exact:
@@ -882,8 +893,10 @@ def _step_cite(nav: Nav | None, steps: Sequence[Any] | None) -> str:
 
 
 def backtrack_report(index: EvidenceIndex, chain: BacktrackChain, *, recording_id: str,
-                     steps: Sequence[Any] | None = None, profile: str | None = None) -> str:
-    """The chain as Markdown: every recording value escaped, steps cited."""
+                     steps: Sequence[Any] | None = None, profile: str | None = None,
+                     step_place: StepPlaceOf | None = None) -> str:
+    """The chain as Markdown: every recording value escaped, steps cited (as
+    ``step_place`` names them when given: number, count and scope)."""
     out: list[str] = ["# Backtrack report", ""]
     out.append(f"- Recording: {md_code_span(recording_id)}")
     if profile:
@@ -909,7 +922,7 @@ def backtrack_report(index: EvidenceIndex, chain: BacktrackChain, *, recording_i
         line = f"**{link.number}.** {arrows}{md_escape(link.relation)}: {md_code_span(link.title)}"
         if link.error:
             line += " — **ERROR**"
-        cite = _step_cite(link.nav, steps)
+        cite = _step_cite(link.nav, steps, step_place)
         if cite:
             line += f" — {cite}"
         if link.inferred:

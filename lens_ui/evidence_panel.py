@@ -25,6 +25,9 @@ from lens import evidence_view as ev
 from recorders.evidence import EvidenceIndex, StepMap
 
 Navigate = Callable[[int], None]
+# How a link names its step: ``step_label(position)`` -> Markdown-safe text such
+# as "3 of 10" (the app's words; recording names in it must be escaped).
+StepLabel = Callable[[int], str]
 
 PREVIEW_IN_LISTS = 400
 
@@ -32,7 +35,8 @@ PREVIEW_IN_LISTS = 400
 def render_served_context(index: EvidenceIndex, step: Any, on_navigate: Navigate, *,
                           steps: Sequence[Any] | None = None, step_map: StepMap | None = None,
                           call_id: int | None = None,
-                          key: str = "evidence-served") -> ev.ServedContext | None:
+                          key: str = "evidence-served",
+                          step_label: StepLabel | None = None) -> ev.ServedContext | None:
     """The served-context panel for a slider position (``step``: its position
     in ``steps``, or the RunStep itself), or for ``call_id`` directly."""
     steps = steps if steps is not None else []
@@ -59,16 +63,18 @@ def render_served_context(index: EvidenceIndex, step: Any, on_navigate: Navigate
         st.warning(notice)
     cols = st.columns(2)
     with cols[0]:
-        _nav_button(model.start_nav, on_navigate, f"{key}-start", steps, "Call starts: step")
+        _nav_button(model.start_nav, on_navigate, f"{key}-start", steps, "Call starts: step",
+                    step_label=step_label)
     with cols[1]:
-        _nav_button(model.end_nav, on_navigate, f"{key}-end", steps, "Call ends: step")
+        _nav_button(model.end_nav, on_navigate, f"{key}-end", steps, "Call ends: step",
+                    step_label=step_label)
     st.dataframe([{"fact": label, "value": value} for label, value in model.facts],
                  hide_index=True, key=f"{key}-facts")
     tabs = st.tabs(["System prompt", "Messages", "Tools", "Output and tool calls",
                     "Change since previous call", "Skills, evictions, pressure"])
     for tab, panel in zip(tabs[:3], model.slots[:3]):
         with tab:
-            _render_slot(panel, on_navigate, steps, f"{key}-{panel.slot}")
+            _render_slot(panel, on_navigate, steps, f"{key}-{panel.slot}", step_label)
     with tabs[3]:
         _render_output(model, on_navigate, steps, f"{key}-out")
     with tabs[4]:
@@ -82,7 +88,9 @@ def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
                      steps: Sequence[Any] | None = None, step_map: StepMap | None = None,
                      recording_id: str = "", call_id: int | None = None,
                      profile: str | None = None, key: str = "evidence-backtrack",
-                     max_shown: int = 150) -> ev.BacktrackChain | None:
+                     max_shown: int = 150, step_label: StepLabel | None = None,
+                     report_places: ev.StepPlaceOf | None = None
+                     ) -> ev.BacktrackChain | None:
     """Walk back from a model output (the final answer by default), with a
     Markdown export."""
     steps = steps if steps is not None else []
@@ -96,14 +104,18 @@ def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
     final = index.final_call()
     options = list(range(len(index.calls)))
     default = call_id if call_id is not None else (final.id if final is not None else 0)
+    target_key = f"{key}-target"
+    # A caller may set the choice through session state (the app's "walk back from
+    # this call"); then the default index must not be passed as well.
+    chosen = {} if target_key in st.session_state else {"index": default}
     selected = st.selectbox(
-        "Walk back from the output of", options, index=default,
+        "Walk back from the output of", options,
         format_func=lambda i: ev.call_title(index.calls[i])
         + (" — final answer" if final is not None and i == final.id else ""),
-        key=f"{key}-target")
+        key=target_key, **chosen)
     chain = ev.backtrack(index, selected, smap)
     report = ev.backtrack_report(index, chain, recording_id=recording_id, steps=steps,
-                                 profile=profile)
+                                 profile=profile, step_place=report_places)
     st.download_button("Download the backtrack report (Markdown)", data=report,
                        file_name="backtrack-report.md", mime="text/markdown",
                        key=f"{key}-export", on_click="ignore")
@@ -123,7 +135,7 @@ def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
                         wrap_lines=True)
         with cols[1]:
             _nav_button(link.nav, on_navigate, f"{key}-go-{link.number}", steps, "Step",
-                        explain=False)
+                        explain=False, step_label=step_label)
     if len(chain.links) > max_shown:
         st.caption(f"{len(chain.links) - max_shown} more links are in the downloaded report.")
     return chain
@@ -131,7 +143,8 @@ def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
 
 def render_search(index: EvidenceIndex, on_navigate: Navigate, *,
                   steps: Sequence[Any] | None = None, step_map: StepMap | None = None,
-                  key: str = "evidence-search", limit: int = 100) -> ev.SearchResults | None:
+                  key: str = "evidence-search", limit: int = 100,
+                  step_label: StepLabel | None = None) -> ev.SearchResults | None:
     """Find text anywhere in the run; each hit can move the slider to its step."""
     steps = steps if steps is not None else []
     smap = step_map or index.step_map(steps)
@@ -157,7 +170,8 @@ def render_search(index: EvidenceIndex, on_navigate: Navigate, *,
                 st.download_button("Download the whole value", data=hit.full_value,
                                    file_name="value.txt", mime="text/plain",
                                    key=f"{key}-full-{n}", on_click="ignore")
-            _nav_button(hit.nav, on_navigate, f"{key}-go-{n}", steps, "Go to step")
+            _nav_button(hit.nav, on_navigate, f"{key}-go-{n}", steps, "Go to step",
+                        step_label=step_label)
     return results
 
 
@@ -165,7 +179,7 @@ def render_search(index: EvidenceIndex, on_navigate: Navigate, *,
 
 
 def _render_slot(panel: ev.SlotPanel, on_navigate: Navigate, steps: Sequence[Any],
-                 key: str) -> None:
+                 key: str, step_label: StepLabel | None = None) -> None:
     st.caption(f"{panel.title}: {panel.status}.")
     st.caption(f"Budget: {panel.budget}.")
     for note in panel.notes:
@@ -202,7 +216,8 @@ def _render_slot(panel: ev.SlotPanel, on_navigate: Navigate, steps: Sequence[Any
                                        file_name="piece.txt", mime="text/plain",
                                        key=f"{key}-full-{n}", on_click="ignore")
             if row.nav is not None:
-                _nav_button(row.nav, on_navigate, f"{key}-go-{n}", steps, "Source: step")
+                _nav_button(row.nav, on_navigate, f"{key}-go-{n}", steps, "Source: step",
+                            step_label=step_label)
 
 
 def _render_output(model: ev.ServedContext, on_navigate: Navigate, steps: Sequence[Any],
@@ -292,16 +307,19 @@ def _render_extras(model: ev.ServedContext) -> None:
 
 
 def _nav_button(nav: ev.Nav | None, on_navigate: Navigate, key: str, steps: Sequence[Any],
-                label: str, explain: bool = True) -> None:
+                label: str, explain: bool = True, step_label: StepLabel | None = None) -> None:
     if nav is None:
         return
     if nav.step is None:
         if explain and nav.why_no_step:
             st.caption(f"No step: {nav.why_no_step}.")
         return
-    seq = nav.step
-    if 0 <= nav.step < len(steps):
-        seq = getattr(steps[nav.step], "seq", nav.step)
+    if step_label is not None:
+        seq: Any = step_label(nav.step)
+    else:
+        seq = nav.step
+        if 0 <= nav.step < len(steps):
+            seq = getattr(steps[nav.step], "seq", nav.step)
     text = f"{label} {seq}" + ("" if nav.exact else " (nearest)")
     st.button(text, key=key, on_click=on_navigate, args=(nav.step,))
 

@@ -14,12 +14,14 @@ from pathlib import Path
 
 import streamlit as st
 
+from recorders.evidence import EvidenceIndex, build_evidence_index, recording_id
 from recorders.loading import Recording, load_recording
 from recorders.projections import PROFILES, Projection, build_projection
 from recorders.run_step import RunStep
 from lens.arrows import ArrowDiagram, build_arrow_diagram
 from lens.scopes import ScopeIndex
 from lens.step_evidence import StepEvidence
+from lens.step_places import ScopedSteps, StepPlaces
 from lens_ui.samples import sample_catalog
 
 SAMPLE, UPLOAD = "sample", "upload"
@@ -49,11 +51,19 @@ def digest_of(data: bytes) -> str:
 
 @dataclass
 class LoadedRun:
-    """An open run: its recording and evidence, and its projections on demand."""
+    """An open run: its recording and evidence, and its projections on demand.
+
+    ``evidence`` is the per-step event index behind the step detail;
+    ``evidence_index`` (issue 5) is what each model call was served, said and
+    asked for, behind the served-context, backtrack and search panels. Both are
+    built once per recording, with the parse.
+    """
 
     choice: RunChoice
     recording: Recording
     evidence: StepEvidence
+    evidence_index: EvidenceIndex
+    recording_id: str
 
     def projection(self, profile: str) -> Projection:
         return _projected(self.choice.digest, profile, self.recording)[0]
@@ -66,6 +76,11 @@ class LoadedRun:
         scope = scopes.get(path) or scopes.root()
         return _diagram(self.choice.digest, profile, scope.path, scope.steps, scopes)
 
+    def scoped_steps(self, profile: str, path: tuple[str, ...]) -> ScopedSteps:
+        """The step list evidence links reach from scope ``path``: its own steps
+        first, then every other scope's (see :mod:`lens.step_places`)."""
+        return _projected(self.choice.digest, profile, self.recording)[2].for_scope(tuple(path))
+
     def step_counts(self) -> dict[str, int]:
         """Steps at the root under each profile, for the reference switch."""
         return {profile: len(self.scopes(profile).root().steps) for profile in PROFILES}
@@ -73,8 +88,8 @@ class LoadedRun:
 
 def open_run(choice: RunChoice, data: bytes) -> LoadedRun:
     """Parse (or fetch from cache) and index a run. Raises RecordingError for a bad file."""
-    recording, evidence = _parsed(choice.digest, data)
-    return LoadedRun(choice, recording, evidence)
+    recording, evidence, index, name = _parsed(choice.digest, data)
+    return LoadedRun(choice, recording, evidence, index, name)
 
 
 def sample_choice(name: str) -> tuple[RunChoice, bytes]:
@@ -98,15 +113,19 @@ def _sample_bytes(path: str) -> tuple[str, bytes]:
 
 
 @st.cache_resource(max_entries=4, show_spinner="Reading the recording…")
-def _parsed(digest: str, _data: bytes) -> tuple[Recording, StepEvidence]:
+def _parsed(digest: str, _data: bytes) -> tuple[Recording, StepEvidence, EvidenceIndex, str]:
     recording = load_recording(_data)
-    return recording, StepEvidence.build(recording)
+    return (recording, StepEvidence.build(recording), build_evidence_index(recording),
+            recording_id(recording))
 
 
 @st.cache_resource(max_entries=8, show_spinner="Projecting the run into steps…")
-def _projected(digest: str, profile: str, _recording: Recording) -> tuple[Projection, ScopeIndex]:
+def _projected(digest: str, profile: str,
+               _recording: Recording) -> tuple[Projection, ScopeIndex, StepPlaces]:
     projection = build_projection(_recording, profile)
-    return projection, ScopeIndex.build(projection, projection.steps.raw_steps())
+    scopes = ScopeIndex.build(projection, projection.steps.raw_steps())
+    return projection, scopes, StepPlaces(scopes)
+
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)

@@ -27,6 +27,8 @@ POSITIONS = "lens.positions"  # (run key, profile, path) → step index, to retu
 PENDING_LINK = "lens.pending_link"  # a Link whose drill/step wait for the projection
 NOTICES = "lens.notices"  # app-text notices to show once
 STARTED = "lens.started"
+TAB = "lens.tab"  # which tab of the run view is open
+STEPS_TAB, ROUTE_TAB, BACKTRACK_TAB, SEARCH_TAB = "Steps", "Why this skill?", "Backtrack", "Search"
 
 
 def start_session() -> None:
@@ -99,6 +101,18 @@ def drill_to(path: tuple[str, ...]) -> None:
     choice = current_choice()
     if choice is not None:
         st.session_state[STEP] = _recalled(choice, current_profile(), tuple(path))
+
+
+def current_drill() -> tuple[str, ...]:
+    return st.session_state.get(DRILL, ROOT)
+
+
+def move_to(path: tuple[str, ...], index: int) -> None:
+    """Show step ``index`` of scope ``path`` (where a link leads), drilling
+    there first when it is another scope; the position left is remembered."""
+    if tuple(path) != current_drill():
+        drill_to(tuple(path))
+    st.session_state[STEP] = index
 
 
 def remember_position() -> None:

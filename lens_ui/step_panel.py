@@ -19,15 +19,15 @@ from lens_ui.runs import LoadedRun
 # module lens_ui/served_context.py exists defining
 #     render_served_context(run: LoadedRun, steps: Sequence[RunStep], position: int,
 #                           on_navigate: Callable[[int], None]) -> None
-# it is called under every step detail: ``steps`` is the slider's scope,
+# :func:`served_context` calls it for every step (the run view draws it under
+# the diagram and the step detail, full width): ``steps`` is the slider's scope,
 # ``position`` the current index, and ``on_navigate(i)`` (a button callback)
 # moves the slider to index ``i``. Without that module nothing is drawn.
 SERVED_CONTEXT_MODULE = "lens_ui.served_context"
 EVENT_PICKER_LIMIT = 400
 
 
-def step_panel(run: LoadedRun, steps: Sequence[RunStep], position: int, key: str,
-               on_navigate: Callable[[int], None]) -> None:
+def step_panel(run: LoadedRun, steps: Sequence[RunStep], position: int, key: str) -> None:
     step = steps[position]
     detail = describe_step(step, run.evidence)
     st.subheader(detail.heading)
@@ -48,7 +48,6 @@ def step_panel(run: LoadedRun, steps: Sequence[RunStep], position: int, key: str
     if detail.branches:
         st.markdown(f"**Branches ({len(detail.branches)})**")
         st.text("\n".join(f"• {branch}" for branch in detail.branches))
-    _served_context(run, steps, position, on_navigate)
     _evidence(run, detail, key)
     with st.expander("This step as projected (wire form)"):
         st.json(step.to_wire(), expanded=True)
@@ -76,8 +75,9 @@ def _tool_call(tool: ToolCallView, key: str, show_args: bool) -> None:
             long_text(tool.result, key=f"{key}.result")
 
 
-def _served_context(run: LoadedRun, steps: Sequence[RunStep], position: int,
-                    on_navigate: Callable[[int], None]) -> None:
+def served_context(run: LoadedRun, steps: Sequence[RunStep], position: int,
+                   on_navigate: Callable[[int], None]) -> None:
+    """The served-context hook, when its module exists (see above)."""
     if importlib.util.find_spec(SERVED_CONTEXT_MODULE) is None:
         return
     module = importlib.import_module(SERVED_CONTEXT_MODULE)

@@ -19,12 +19,14 @@ from lens.scopes import ROOT, Scope, ScopeIndex, encode_path
 from lens.step_detail import step_caption
 from lens.text import markdown_literal
 from lens_ui import session
+from lens_ui.evidence_tabs import backtrack_tab, search_tab
 from lens_ui.route_panel import route_panel
 from lens_ui.runs import LoadedRun
-from lens_ui.step_panel import step_panel
+from lens_ui.step_panel import served_context, step_panel
 
-TAB = "lens.tab"
-STEPS_TAB, ROUTE_TAB = "Steps", "Why this skill?"
+TAB = session.TAB
+STEPS_TAB, ROUTE_TAB = session.STEPS_TAB, session.ROUTE_TAB
+BACKTRACK_TAB, SEARCH_TAB = session.BACKTRACK_TAB, session.SEARCH_TAB
 GENERATION = "lens.selection_generation"  # bumped after a handled click: fresh widget keys
 PLOT_CONFIG = {"displayModeBar": False, "scrollZoom": False}
 MAX_CHILD_BUTTONS = 8
@@ -40,13 +42,22 @@ def run_view(run: LoadedRun, profile: str) -> None:
         st.info(text, icon=":material/info:")
     scope = scopes.get(path)
     _breadcrumb(scopes, scope)
-    steps_tab, route_tab = st.tabs([STEPS_TAB, ROUTE_TAB], key=TAB, on_change="rerun")
+    steps_tab, route_tab, backtrack, search = st.tabs(
+        [STEPS_TAB, ROUTE_TAB, BACKTRACK_TAB, SEARCH_TAB], key=TAB, on_change="rerun")
     if steps_tab.open is not False:
         with steps_tab:
             _steps(run, profile, scope, index)
     if route_tab.open is not False:
         with route_tab:
             route_panel(run, profile, hops_key(_generation()))
+    # Backtrack and Search link to steps anywhere in the run: a link drills into
+    # the scope that holds its step, moves the slider there and opens Steps.
+    if backtrack.open is not False:
+        with backtrack:
+            backtrack_tab(run, profile, scope.path, index)
+    if search.open is not False:
+        with search:
+            search_tab(run, profile, scope.path)
     session.write_link(run.choice, path, index, len(scope.steps))
 
 
@@ -157,8 +168,9 @@ def _steps(run: LoadedRun, profile: str, scope: Scope, index: int) -> None:
         st.caption("Orange: this step's arrows · grey: earlier steps · ■ a subflow: click it "
                    f"to drill in · keys: {NEXT_KEY} next, {PREVIOUS_KEY} previous, ←/→ on the slider.")
     with detail_column:
-        step_panel(run, steps, index, key=f"{slider_key}.{index}",
-                   on_navigate=lambda target: _go_to(target, slider_key))
+        step_panel(run, steps, index, key=f"{slider_key}.{index}")
+    # What the model was served at this step, full width: its tables need the room.
+    served_context(run, steps, index, on_navigate=lambda target: _go_to(target, slider_key))
 
 
 def _controls(count: int, index: int, slider_key: str) -> None:

@@ -1,0 +1,115 @@
+"""Where a step lives: the step list a link can reach from the scope on screen.
+
+The evidence panels (served context, backtrack, search) link to *positions in
+one step list*. In a composition-rooted run the model calls they link to live
+in child scopes, not in the scope being viewed, so that list must reach every
+scope. For the scope at ``path`` it is:
+
+- the scope's own steps first, so a position below ``local_count`` is exactly
+  the slider position in the scope on screen;
+- then every other scope's steps that are not already listed, scope by scope
+  in :meth:`lens.scopes.ScopeIndex.paths` order (a parent before its
+  children), each step once, in the first scope that shows it. A step shown
+  by several scopes is renumbered in each (``seq`` differs), so "the same
+  step" means the same kind, arrows, anchor, label and time.
+
+:meth:`ScopedSteps.place` turns a position back into ``(scope path, index)``,
+which is what the app needs to drill and set the slider.
+
+Built once per projection (:class:`StepPlaces`, one pass over every scope's
+steps) and once per scope viewed (:meth:`StepPlaces.for_scope`); a slider
+move only indexes into them. This module owns no state beyond that and knows
+nothing about widgets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from recorders.run_step import RunStep
+from lens.scopes import ROOT, ScopeIndex
+
+
+@dataclass(frozen=True)
+class StepPlace:
+    """A step's scope, its index in that scope's steps, and how many there are."""
+
+    path: tuple[str, ...]
+    index: int
+    count: int
+
+    @property
+    def scope_name(self) -> str:
+        """The scope's path below the root (``"a/b"``), ``""`` for the root. Recording text."""
+        return "/".join(self.path[1:]) if self.path[:1] == ROOT else "/".join(self.path)
+
+
+@dataclass(frozen=True)
+class ScopedSteps:
+    """The step list the evidence panels get while ``path`` is on screen."""
+
+    path: tuple[str, ...]
+    steps: tuple[RunStep, ...]
+    places: tuple[StepPlace, ...]
+    local_count: int
+
+    def place(self, position: int) -> StepPlace | None:
+        if isinstance(position, bool) or not isinstance(position, int):
+            return None
+        return self.places[position] if 0 <= position < len(self.places) else None
+
+    def is_local(self, position: int) -> bool:
+        return 0 <= position < self.local_count
+
+
+def step_identity(step: RunStep) -> tuple:
+    """What makes two scopes' copies of a step the same step (all but ``seq``/``meta``)."""
+    return (step.kind, step.transitions, step.anchor, step.label, step.ts_ms)
+
+
+class StepPlaces:
+    """Every scope's steps, each step placed once: built once per projection.
+
+    :meth:`for_scope` keeps the last ``kept`` lists it built, so moving the
+    slider (or coming back to a scope) reuses the same list object, and with
+    it the evidence index's step map for that list.
+    """
+
+    def __init__(self, scopes: ScopeIndex, kept: int = 32) -> None:
+        self._scopes = scopes
+        self._kept = kept
+        self._built: dict[tuple[str, ...], ScopedSteps] = {}
+        entries: list[tuple[tuple, RunStep, StepPlace]] = []
+        seen: set[tuple] = set()
+        for path in scopes.paths():
+            steps = scopes.get(path).steps
+            for index, step in enumerate(steps):
+                identity = step_identity(step)
+                if identity in seen:
+                    continue
+                seen.add(identity)
+                entries.append((identity, step, StepPlace(path, index, len(steps))))
+        self._entries = tuple(entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def for_scope(self, path: tuple[str, ...]) -> ScopedSteps:
+        """The list for the scope at ``path`` (the root for a path that is no scope)."""
+        scope = self._scopes.get(path) or self._scopes.root()
+        built = self._built.get(scope.path)
+        if built is None:
+            if len(self._built) >= self._kept:
+                self._built.clear()
+            built = self._built[scope.path] = self._build(scope.path, scope.steps)
+        return built
+
+    def _build(self, path: tuple[str, ...], own: tuple[RunStep, ...]) -> ScopedSteps:
+        own_ids = {step_identity(step) for step in own}
+        steps = list(own)
+        places = [StepPlace(path, index, len(own)) for index in range(len(own))]
+        for identity, step, place in self._entries:
+            if identity not in own_ids:
+                steps.append(step)
+                places.append(place)
+        return ScopedSteps(path, tuple(steps), tuple(places), len(own))

@@ -1,0 +1,73 @@
+"""The step detail's served-context hook (see ``lens_ui/step_panel.py``).
+
+On a step that shows a model call, the served-context panel: the three slots
+as the model saw them, each piece with its provenance, the change since the
+previous call in the same scope, the output and the tools it asked for; every
+source link moves the slider, drilling into another scope when the step lives
+there. On any other step, one line and a link to the last model call before
+it. Under the reference projection, which shows no model calls as steps, the
+panel shows the last call that started before the step and says so.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import streamlit as st
+
+from recorders.projections import DEFAULT_PROFILE
+from recorders.run_step import RunStep
+from lens import evidence_view as ev
+from lens_ui import session
+from lens_ui.evidence_panel import render_served_context as served_panel
+from lens_ui.evidence_tabs import REFERENCE_NOTE, EvidenceLinks, walk_back_from
+from lens_ui.runs import LoadedRun
+
+SERVED_KEY = "lens.served"
+
+
+def render_served_context(run: LoadedRun, steps: Sequence[RunStep], position: int,
+                          on_navigate: Callable[[int], None]) -> None:
+    profile = session.current_profile()
+    links = EvidenceLinks(run, profile, session.current_drill())
+    index = links.index
+    if not links.shows(steps):
+        # Not the scope the session names (should not happen): links stay in ``steps``.
+        served_panel(index, position, on_navigate, steps=steps, key=f"{SERVED_KEY}.plain")
+        return
+    with st.container(border=True, key="lens-served-context"):
+        if not index.calls:
+            st.caption("Served context: no model call was recorded in this run.")
+            for notice in index.notices:
+                st.warning(notice)
+            return
+        call_id, exact = links.step_map.call_at(position, nearest=False)
+        if call_id is None and profile == DEFAULT_PROFILE:
+            _not_a_model_call(links, position)
+            return
+        if not exact:  # the reference projection: the last call before this step
+            st.caption(REFERENCE_NOTE)
+            call_id, _ = links.step_map.call_at(position, nearest=True)
+        model = served_panel(index, position, links.go, steps=links.steps,
+                             step_map=links.step_map, key=f"{SERVED_KEY}.{call_id}",
+                             step_label=links.label)
+        if model is not None:
+            st.button("Walk back from this call's output", key=f"{SERVED_KEY}.backtrack",
+                      on_click=walk_back_from, args=(run.choice.key, model.call_id),
+                      icon=":material/undo:",
+                      help="Open the Backtrack tab: the context pieces that fed this output, "
+                           "back to the user's message.")
+
+
+def _not_a_model_call(links: EvidenceLinks, position: int) -> None:
+    earlier, _ = links.step_map.call_at(position, nearest=True)
+    if earlier is None:
+        st.caption("Served context: this step is not a model call, and no model call "
+                   "started before it.")
+        return
+    st.caption("Served context: this step is not a model call.")
+    nav = ev.nav_for_call(links.index, links.step_map, earlier)
+    if nav.step is not None:
+        st.button(f"Last model call before this step: step {links.label(nav.step)}"
+                  + ("" if nav.exact else " (nearest)"),
+                  key=f"{SERVED_KEY}.previous_call", on_click=links.go, args=(nav.step,))
