@@ -318,9 +318,9 @@ class RunStepRecorder:
         reference; use :meth:`ingest_domain_events` to keep bursts together.
         """
         kind = event.get("type")
-        path = event["subflowPath"] if kind in _FLOW_DISPATCH or kind in _LLM_TYPES else None
-        if path is None:
+        if kind not in _FLOW_DISPATCH and kind not in _LLM_TYPES:
             return  # tool.*, context.*, composition.* and unknown types add no step
+        path = event["subflowPath"]
         ctx = _replay_context(event, with_subflow_path=True)
         self._pinned_ts = event["ts"]
         try:
