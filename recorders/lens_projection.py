@@ -366,8 +366,11 @@ class LensStepRecorder:
                 Anchor(last.exit_stage or "", last.path), "answers",
                 last.exit_ts if last.exit_ts is not None else event["ts"]))
         elif run.kind == PARALLEL and not run.merged and run.exited_branches:
-            # Branch ids the fork announced never matched the subflows that
-            # ran (or no fork was announced): merge what did exit.
+            entered = {c.subflow_id for c in run.children}
+            if run.expected_branches and entered & set(run.expected_branches):
+                return  # an announced branch never exited (a cut run): no merge
+            # The fork's branch names never matched the subflows that ran, or
+            # no fork was announced: merge the branches that did exit.
             self._emit_merge(run, tuple(dict.fromkeys(run.exited_branches)), event)
 
     def _emit_merge(self, run: ScopeRun, branches: tuple[str, ...], event: dict) -> None:

@@ -198,3 +198,24 @@ def test_a_skill_graph_agent_nested_in_a_composition_is_reported():
 def test_an_ordinary_composition_has_no_route_note():
     projection = build_projection(load_path(recording_path("conditional-routes-to-agent")), "lens")
     assert projection.notes == []
+
+
+# ── Partial runs keep the contract ───────────────────────────────────
+
+def test_a_branch_that_never_exits_leaves_the_fork_unmerged():
+    log = BoundaryLog().run_entry().composition("Parallel").fork("Initialize", ["a", "b", "c"], stage="seed#0")
+    for child in ("a", "b", "c"):
+        log.enter(child, "LLMCall", internal=False)
+    log.exit("a").exit("b")  # "c" crashed
+    log.composition("Parallel", end=True, stage="merge#9")
+    recorder = lens(log.run_exit())
+    assert labels(recorder.get_steps()) == ["fork (3)"]
+
+
+def test_branches_the_fork_did_not_name_still_merge_at_the_end():
+    log = BoundaryLog().run_entry().composition("Parallel").fork("Initialize", ["A", "B"], stage="seed#0")
+    log.enter("x", "LLMCall", internal=False).enter("y", "LLMCall", internal=False)
+    log.exit("x").exit("y", stage="y#9").composition("Parallel", end=True, stage="merge#9")
+    recorder = lens(log.run_exit())
+    assert labels(recorder.get_steps()) == ["fork (2)", "merge (2)"]
+    assert [t.source for t in recorder.get_steps()[-1].transitions] == ["x", "y"]
