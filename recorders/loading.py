@@ -14,11 +14,20 @@ reported as :class:`Gap` entries instead of being hidden.
 
 Each event is checked once, for the fields the projections read, in the same
 pass that counts it; nothing here walks the log twice.
+
+Only what the views read is kept. The snapshot's engine bookkeeping
+(``executionTree``, ``subflowResults``, ``commitLog``: three quarters of a
+large file, and no view reads them) is parsed, so a malformed or too-deep
+file is refused exactly as before, and dropped as soon as it is read; the
+dropped keys are listed in ``Recording.dropped_snapshot_keys``. Parsing the
+whole document and dropping afterwards would hold all of it at once: the
+peak memory of opening a file is what this saves. A large file is parsed
+with the cyclic garbage collector paused and its objects then frozen out of
+the collector's walks (``recorders/collector.py`` says why and at what price).
 """
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import os
@@ -28,6 +37,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from recorders import collector
 from recorders.errors import RecordingError
 from recorders.event_types import KNOWN_BOUNDARY_TYPES, KNOWN_TYPED_TYPES
 
@@ -42,6 +52,10 @@ MAX_NESTING_DEPTH = 10_000
 MAX_DECOMPRESSED_BYTES = 2 * 1024**3
 
 _GZIP_MAGIC = b"\x1f\x8b"
+
+# Snapshot members no view reads (see the module doc), dropped while parsing.
+UNREAD_SNAPSHOT_KEYS = frozenset({"executionTree", "subflowResults", "commitLog"})
+_WHITESPACE = json.decoder.WHITESPACE.match  # what json.loads skips between tokens
 
 
 @dataclass(frozen=True)
@@ -75,6 +89,8 @@ class Recording:
     unknown_typed_types: dict[str, int] = field(default_factory=dict)
     unknown_boundary_types: dict[str, int] = field(default_factory=dict)
     gaps: list[Gap] = field(default_factory=list)
+    # Snapshot members read and not kept (UNREAD_SNAPSHOT_KEYS found in the file).
+    dropped_snapshot_keys: tuple[str, ...] = ()
 
     @property
     def is_lean(self) -> bool:
@@ -112,17 +128,29 @@ def load_path(path: str | os.PathLike) -> Recording:
             data = handle.read()
     except OSError as exc:
         raise RecordingError(f"cannot read {os.fspath(path)!r}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # a NUL byte or an unencodable character in the name
+        raise RecordingError(f"cannot read {os.fspath(path)!r}: {exc}") from None
     return load_recording(data)
 
 
 def load_recording(data: bytes | bytearray | str) -> Recording:
     """Load a recording from its bytes (plain or gzipped JSON) or its text."""
-    document = parse_json(data)
-    return interpret(document)
+    text = _decode(data)
+    with collector.parse_to_keep(len(text)):
+        document, dropped = _loads_kept(text)
+        del text
+        recording = interpret(document)
+    recording.dropped_snapshot_keys = dropped
+    return recording
 
 
 def parse_json(data: bytes | bytearray | str) -> Any:
-    """Decompress if gzipped, decode UTF-8 (a BOM is allowed) and parse JSON."""
+    """Decompress if gzipped, decode UTF-8 (a BOM is allowed) and parse JSON (all of it)."""
+    return _loads_deep(_decode(data))
+
+
+def _decode(data: bytes | bytearray | str) -> str:
+    """The JSON text of ``data``; decompressed bytes are let go before parsing."""
     if isinstance(data, (bytes, bytearray)):
         raw = bytes(data)
         if raw.startswith(_GZIP_MAGIC):
@@ -141,31 +169,32 @@ def parse_json(data: bytes | bytearray | str) -> Any:
             raise RecordingError("the file is empty")
     else:
         raise RecordingError(f"expected bytes or text, found {type(data).__name__}")
-    return _loads_deep(text)
+    return text
 
 
 def _gunzip(raw: bytes) -> bytes:
-    decompressor = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)
-    try:
-        out = decompressor.decompress(raw, MAX_DECOMPRESSED_BYTES)
-    except zlib.error as exc:
-        raise RecordingError(f"the gzip data is corrupt ({exc})") from None
-    if decompressor.unconsumed_tail:
-        raise RecordingError(
-            f"the gzip data expands beyond {MAX_DECOMPRESSED_BYTES // 1024**2} MiB; refused"
-        )
-    if not decompressor.eof:
-        raise RecordingError("the gzip data is truncated (the stream ends early)")
-    # A second gzip member after the first is legal gzip; read it the same way.
-    rest = decompressor.unused_data
-    if rest.strip(b"\x00"):
-        if rest.startswith(_GZIP_MAGIC):
-            try:
-                return out + gzip.decompress(rest)
-            except (OSError, EOFError, zlib.error) as exc:
-                raise RecordingError(f"the gzip data is corrupt ({exc})") from None
-        raise RecordingError("the gzip data is followed by unexpected bytes")
-    return out
+    """Decompress every gzip member in turn, the size guard counting across all of them."""
+    out = bytearray()
+    rest = raw
+    while True:
+        decompressor = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)
+        room = MAX_DECOMPRESSED_BYTES - len(out)
+        try:
+            out += decompressor.decompress(rest, max(room, 1))  # 0 would mean "no limit"
+        except zlib.error as exc:
+            raise RecordingError(f"the gzip data is corrupt ({exc})") from None
+        if decompressor.unconsumed_tail or len(out) > MAX_DECOMPRESSED_BYTES:
+            raise RecordingError(
+                f"the gzip data expands beyond {MAX_DECOMPRESSED_BYTES // 1024**2} MiB; refused"
+            )
+        if not decompressor.eof:
+            raise RecordingError("the gzip data is truncated (the stream ends early)")
+        # A further gzip member after this one is legal gzip; read it the same way.
+        rest = decompressor.unused_data
+        if not rest.strip(b"\x00"):
+            return bytes(out)
+        if not rest.startswith(_GZIP_MAGIC):
+            raise RecordingError("the gzip data is followed by unexpected bytes")
 
 
 def _reject_constant(name: str) -> Any:
@@ -179,9 +208,131 @@ def _finite_float(literal: str) -> float:
     return value
 
 
-def _loads_deep(text: str) -> Any:
+def _decoder() -> json.JSONDecoder:
+    return json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+
+
+def _raise_recursion_limit() -> None:
     if sys.getrecursionlimit() < MAX_NESTING_DEPTH + 100:
         sys.setrecursionlimit(MAX_NESTING_DEPTH + 100)
+
+
+def _loads_kept(text: str) -> tuple[Any, tuple[str, ...]]:
+    """Parse ``text``, dropping the unread snapshot members as they are read.
+
+    Any problem at all sends the text to the plain parser, whose error
+    message (or, should the two ever disagree, whose result) is the one given.
+    """
+    _raise_recursion_limit()
+    try:
+        return _KeptParse(text).document()
+    except Exception:  # noqa: BLE001 - the plain parse below names the problem
+        pass
+    return _loads_deep(text), ()
+
+
+class _KeptParse:
+    """Walk the top of a recording (or envelope) object key by key with the
+    json module's own scanner, so that the snapshot's unread members are
+    parsed one at a time and never held together. Anything unexpected raises
+    ``_NotPlain``, and the caller parses the text the ordinary way."""
+
+    _SNAPSHOT: dict = {key: None for key in UNREAD_SNAPSHOT_KEYS}
+    _TOP: dict = {"snapshot": _SNAPSHOT, "recording": {"snapshot": _SNAPSHOT}}
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.scan = _decoder().scan_once
+        self.dropped: dict[str, None] = {}
+
+    def document(self) -> tuple[Any, tuple[str, ...]]:
+        text = self.text
+        start = self._space(0)
+        if text.startswith("{", start):
+            value, end = self._object(start, self._TOP)
+        else:
+            value, end = self.scan(text, start)
+        if self._space(end) != len(text):
+            raise _NotPlain
+        return value, tuple(self.dropped)
+
+    def _space(self, index: int) -> int:
+        return _WHITESPACE(self.text, index).end()
+
+    def _object(self, index: int, plan: dict) -> tuple[dict, int]:
+        """The object at ``index`` (a ``{``): members named in ``plan`` with a
+        dict are walked with that plan, with None are parsed and dropped."""
+        text = self.text
+        result: dict = {}
+        index = self._space(index + 1)
+        if text.startswith("}", index):
+            return result, index + 1
+        while True:
+            if not text.startswith('"', index):
+                raise _NotPlain
+            key, index = json.decoder.scanstring(text, index + 1, True)
+            index = self._space(index)
+            if not text.startswith(":", index):
+                raise _NotPlain
+            index = self._space(index + 1)
+            inner = plan.get(key, ...)
+            if isinstance(inner, dict) and text.startswith("{", index):
+                value, index = self._object(index, inner)
+                result[key] = value
+            elif inner is None:
+                index = self._discard(index)
+                result.pop(key, None)
+                self.dropped[key] = None
+            else:
+                value, index = self.scan(text, index)
+                result[key] = value
+            index = self._space(index)
+            if text.startswith(",", index):
+                index = self._space(index + 1)
+            elif text.startswith("}", index):
+                return result, index + 1
+            else:
+                raise _NotPlain
+
+
+    def _discard(self, index: int) -> int:
+        """Read the value at ``index`` and let it go, one member or element at
+        a time, so that no more than one of them is held at once."""
+        text = self.text
+        if text.startswith("{", index):
+            close, keyed = "}", True
+        elif text.startswith("[", index):
+            close, keyed = "]", False
+        else:
+            return self.scan(text, index)[1]
+        index = self._space(index + 1)
+        if text.startswith(close, index):
+            return index + 1
+        while True:
+            if keyed:
+                if not text.startswith('"', index):
+                    raise _NotPlain
+                _, index = json.decoder.scanstring(text, index + 1, True)
+                index = self._space(index)
+                if not text.startswith(":", index):
+                    raise _NotPlain
+                index = self._space(index + 1)
+            _, index = self.scan(text, index)
+            index = self._space(index)
+            if text.startswith(",", index):
+                index = self._space(index + 1)
+            elif text.startswith(close, index):
+                return index + 1
+            else:
+                raise _NotPlain
+
+
+class _NotPlain(Exception):
+    """The fast walk met something it leaves to the plain parser."""
+
+
+def _loads_deep(text: str) -> Any:
+    _raise_recursion_limit()
     try:
         return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
@@ -219,7 +370,7 @@ def interpret(document: Any) -> Recording:
         return _from_envelope(document)
     if "snapshot" in document or "events" in document:
         return _from_recording(document, where="")
-    keys = ", ".join(sorted(map(str, document))[:8]) or "no keys"
+    keys = ", ".join(shown_text(k) for k in sorted(map(str, document))[:8]) or "no keys"
     raise RecordingError(
         "expected a recording {snapshot, events, structure} or an "
         f"{ENVELOPE_FORMAT} envelope; found an object with {keys}"
@@ -229,9 +380,9 @@ def interpret(document: Any) -> Recording:
 def _from_envelope(document: dict) -> Recording:
     fmt = document.get("format")
     if fmt != ENVELOPE_FORMAT:
-        shown = fmt if isinstance(fmt, str) else describe(fmt)
+        shown = shown_text(fmt, quoted=True) if isinstance(fmt, str) else describe(fmt)
         raise RecordingError(
-            f"format {shown!r} is not supported; this version reads {ENVELOPE_FORMAT}"
+            f"format {shown} is not supported; this version reads {ENVELOPE_FORMAT}"
             if isinstance(fmt, str)
             else f"format: expected a string, found {shown}"
         )
@@ -378,7 +529,8 @@ def _stream_gaps(recording: Recording) -> list[Gap]:
         ))
     unknown = {**recording.unknown_typed_types, **recording.unknown_boundary_types}
     if unknown:
-        listed = ", ".join(f"{name} ×{count}" for name, count in sorted(unknown.items())[:6])
+        listed = ", ".join(f"{shown_text(name, limit=80)} ×{count}"
+                           for name, count in sorted(unknown.items())[:6])
         more = "" if len(unknown) <= 6 else f" and {len(unknown) - 6} more"
         gaps.append(Gap("unknown-types", f"{sum(unknown.values())} events of types this version "
                         f"does not know, kept as they are: {listed}{more}"))
@@ -516,6 +668,17 @@ def _is_number(value: Any) -> bool:
 
 def _count(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
+
+
+_SHOWN_CHARS = 40
+
+
+def shown_text(text: str, quoted: bool = False, limit: int = _SHOWN_CHARS) -> str:
+    """File content fit for a one-line message: control characters escaped, long text cut."""
+    shown = text if text.isprintable() else repr(text[: limit * 2])[1:-1]
+    if len(shown) > limit:
+        shown = shown[: limit - 1] + "…"
+    return f"'{shown}'" if quoted else shown
 
 
 def describe(value: Any) -> str:

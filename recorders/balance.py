@@ -1,0 +1,216 @@
+"""Boundary balance: which entries of a boundary log never closed, and which closes never opened.
+
+A crashed or cut-off run leaves its boundary log unbalanced: ``run.entry``
+with no ``run.exit``, ``subflow.entry`` with no matching ``subflow.exit``,
+``llm.start`` with no ``llm.end``, ``tool.start`` with no ``tool.end``; a
+file stitched together or cut at the front can hold closes whose opening
+is missing. :func:`analyse_balance` finds all of these in one forward pass
+(O(1) work per event) and :meth:`BalanceReport.gaps` says them plainly for
+the health line.
+
+Pairing rules (by identity, never by the top of one global stack, because
+parallel branches interleave):
+
+- ``run.entry`` / ``run.exit``: counted; an exit with no open run is unmatched.
+- ``subflow.entry`` / ``subflow.exit``: by ``subflowId``; an exit closes the
+  most recent open entry with the same id (a Loop re-enters the same id).
+- ``llm.start`` / ``llm.end``: by ``runtimeStageId``.
+- ``tool.start`` / ``tool.end``: by ``toolCallId`` when the event has one,
+  otherwise by ``runtimeStageId``.
+
+Owns: only the report. Does not own loading or validation (it tolerates any
+input and skips what it cannot read, counting it), nor any step projection.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from recorders.loading import Gap
+
+GAP_CODE = "unbalanced"
+# How many ids a gap message lists before it says "and N more".
+_LISTED = 5
+_SHOWN_ID_CHARS = 80
+
+
+@dataclass(frozen=True, slots=True)
+class OpenEnd:
+    """One unpaired boundary event: what it names and where it is in the log."""
+
+    key: str  # subflowId, runtimeStageId or toolCallId; "" when the event had none
+    index: int  # position in the boundary log
+    label: str | None = None  # e.g. the tool name of a tool.start
+
+
+@dataclass(frozen=True)
+class BalanceReport:
+    """The unbalanced boundaries of one boundary log. Empty tuples mean balanced."""
+
+    run_entries: int
+    run_exits: int
+    open_runs: tuple[OpenEnd, ...]  # run.entry with no run.exit
+    unmatched_run_exits: tuple[OpenEnd, ...]  # run.exit with no open run
+    open_subflows: tuple[OpenEnd, ...]  # subflow.entry that never exited
+    unmatched_subflow_exits: tuple[OpenEnd, ...]  # subflow.exit that never entered
+    open_llm_calls: tuple[OpenEnd, ...]  # llm.start without llm.end
+    unmatched_llm_ends: tuple[OpenEnd, ...]  # llm.end without llm.start
+    open_tool_calls: tuple[OpenEnd, ...]  # tool.start without tool.end
+    unmatched_tool_ends: tuple[OpenEnd, ...]  # tool.end without tool.start
+    unreadable: int = 0  # entries that are not objects with a string type
+
+    @property
+    def missing_run_exit(self) -> bool:
+        return bool(self.open_runs)
+
+    @property
+    def balanced(self) -> bool:
+        return not (self.open_runs or self.unmatched_run_exits or self.open_subflows
+                    or self.unmatched_subflow_exits or self.open_llm_calls
+                    or self.unmatched_llm_ends or self.open_tool_calls
+                    or self.unmatched_tool_ends)
+
+    def gaps(self) -> list[Gap]:
+        """One :class:`Gap` (code ``unbalanced``) per kind of imbalance, worded for people."""
+        gaps: list[Gap] = []
+        if self.open_runs:
+            if self.run_exits == 0:
+                text = ("the run has no run.exit: it crashed, is still running, or the "
+                        "recording was cut off; the steps end at the last event recorded")
+            else:
+                text = (f"{_n(len(self.open_runs), 'run.entry event')} without a run.exit "
+                        f"({_where(self.open_runs)})")
+            gaps.append(Gap(GAP_CODE, text))
+        if self.unmatched_run_exits:
+            gaps.append(Gap(GAP_CODE, (
+                f"{_n(len(self.unmatched_run_exits), 'run.exit event')} without a run.entry "
+                f"({_where(self.unmatched_run_exits)}): the start of the run is missing")))
+        for ends, noun, what in (
+            (self.open_subflows, "subflow", "entered but never exited"),
+            (self.unmatched_subflow_exits, "subflow exit", "that never entered"),
+            (self.open_llm_calls, "model call",
+             "started but never ended (llm.start without llm.end)"),
+            (self.unmatched_llm_ends, "model call",
+             "ended without a start (llm.end without llm.start)"),
+            (self.open_tool_calls, "tool call",
+             "started but never ended (tool.start without tool.end)"),
+            (self.unmatched_tool_ends, "tool call",
+             "ended without a start (tool.end without tool.start)"),
+        ):
+            if ends:
+                gaps.append(Gap(GAP_CODE, f"{_n(len(ends), noun)} {what}: {_ids(ends)}"))
+        return gaps
+
+
+class _OpenSet:
+    """Open events by key; closing takes the most recent open one with that key."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, list[OpenEnd]] = {}
+        self.unmatched: list[OpenEnd] = []
+
+    def open(self, end: OpenEnd) -> None:
+        self._open.setdefault(end.key, []).append(end)
+
+    def close(self, end: OpenEnd) -> None:
+        stack = self._open.get(end.key)
+        if stack:
+            stack.pop()
+            if not stack:
+                del self._open[end.key]
+        else:
+            self.unmatched.append(end)
+
+    def still_open(self) -> tuple[OpenEnd, ...]:
+        return tuple(sorted((e for stack in self._open.values() for e in stack),
+                            key=lambda e: e.index))
+
+
+def analyse_balance(boundary_events: Iterable[Any]) -> BalanceReport:
+    """One pass over a boundary log; never raises on malformed entries (it skips them)."""
+    runs: list[OpenEnd] = []
+    unmatched_runs: list[OpenEnd] = []
+    run_entries = run_exits = unreadable = 0
+    subflows, llm_calls, tool_calls = _OpenSet(), _OpenSet(), _OpenSet()
+    for index, event in enumerate(boundary_events):
+        kind = event.get("type") if isinstance(event, dict) else None
+        if not isinstance(kind, str):
+            unreadable += 1
+            continue
+        if kind == "run.entry":
+            run_entries += 1
+            runs.append(OpenEnd(_text(event.get("runtimeStageId")), index))
+        elif kind == "run.exit":
+            run_exits += 1
+            if runs:
+                runs.pop()
+            else:
+                unmatched_runs.append(OpenEnd(_text(event.get("runtimeStageId")), index))
+        elif kind == "subflow.entry":
+            subflows.open(OpenEnd(_text(event.get("subflowId")), index))
+        elif kind == "subflow.exit":
+            subflows.close(OpenEnd(_text(event.get("subflowId")), index))
+        elif kind == "llm.start":
+            llm_calls.open(OpenEnd(_text(event.get("runtimeStageId")), index))
+        elif kind == "llm.end":
+            llm_calls.close(OpenEnd(_text(event.get("runtimeStageId")), index))
+        elif kind in ("tool.start", "tool.end"):
+            call_id = event.get("toolCallId")
+            has_id = isinstance(call_id, str) and call_id
+            key = call_id if has_id else _text(event.get("runtimeStageId"))
+            name = event.get("toolName")
+            end = OpenEnd(key, index, name if isinstance(name, str) else None)
+            (tool_calls.open if kind == "tool.start" else tool_calls.close)(end)
+    return BalanceReport(
+        run_entries=run_entries,
+        run_exits=run_exits,
+        open_runs=tuple(runs),
+        unmatched_run_exits=tuple(unmatched_runs),
+        open_subflows=subflows.still_open(),
+        unmatched_subflow_exits=tuple(subflows.unmatched),
+        open_llm_calls=llm_calls.still_open(),
+        unmatched_llm_ends=tuple(llm_calls.unmatched),
+        open_tool_calls=tool_calls.still_open(),
+        unmatched_tool_ends=tuple(tool_calls.unmatched),
+        unreadable=unreadable,
+    )
+
+
+# ─── Wording helpers ───────────────────────────────────────────────────
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _n(count: int, noun: str) -> str:
+    return f"1 {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _clean(text: str) -> str:
+    """An id fit for a one-line message: whitespace runs folded, other controls escaped, cut."""
+    text = " ".join(text[: _SHOWN_ID_CHARS * 2].split())
+    if not text.isprintable():
+        text = repr(text)[1:-1]
+    return text if len(text) <= _SHOWN_ID_CHARS else text[: _SHOWN_ID_CHARS - 1] + "…"
+
+
+def _show(end: OpenEnd) -> str:
+    key = _clean(end.key)
+    shown = f"'{key}'" if key else "(no id)"
+    if end.label:
+        shown = f"{_clean(end.label)} {shown}"
+    return f"{shown} at boundary event {end.index}"
+
+
+def _ids(ends: tuple[OpenEnd, ...]) -> str:
+    listed = ", ".join(_show(e) for e in ends[:_LISTED])
+    more = len(ends) - _LISTED
+    return listed + (f" and {more} more" if more > 0 else "")
+
+
+def _where(ends: tuple[OpenEnd, ...]) -> str:
+    indexes = ", ".join(str(e.index) for e in ends[:_LISTED])
+    more = len(ends) - _LISTED
+    return "boundary event " + indexes + (f" and {more} more" if more > 0 else "")
