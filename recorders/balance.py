@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from recorders.loading import Gap
+from recorders.gaps import Gap
 
 GAP_CODE = "unbalanced"
 # How many ids a gap message lists before it says "and N more".

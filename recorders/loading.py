@@ -38,8 +38,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recorders import collector
+from recorders.balance import analyse_balance
 from recorders.errors import RecordingError
 from recorders.event_types import KNOWN_BOUNDARY_TYPES, KNOWN_TYPED_TYPES
+from recorders.gaps import Gap
 
 ENVELOPE_FORMAT = "agentfootprint.recording.v1"
 BOUNDARY_RECORDER_NAME = "BoundaryEvents"
@@ -56,14 +58,6 @@ _GZIP_MAGIC = b"\x1f\x8b"
 # Snapshot members no view reads (see the module doc), dropped while parsing.
 UNREAD_SNAPSHOT_KEYS = frozenset({"executionTree", "subflowResults", "commitLog"})
 _WHITESPACE = json.decoder.WHITESPACE.match  # what json.loads skips between tokens
-
-
-@dataclass(frozen=True)
-class Gap:
-    """Something the recording does not carry, said plainly for the health line."""
-
-    code: str
-    message: str
 
 
 @dataclass
@@ -518,6 +512,10 @@ def _envelope_gaps(run: dict | None) -> list[Gap]:
 
 def _stream_gaps(recording: Recording) -> list[Gap]:
     gaps: list[Gap] = []
+    if recording.has_boundary_log:
+        # Pairing entries with exits needs its own pass: which ones stay open
+        # is only known at the end of the log.
+        gaps.extend(analyse_balance(recording.boundary_events).gaps())
     if recording.is_lean:
         gaps.append(Gap("lean", "lean mode: boundary events carry no payloads, arguments, "
                         "results or content"))
