@@ -75,4 +75,10 @@ def profile_switch(run: LoadedRun) -> str:
 
 
 def _profile_changed() -> None:
-    session.choose_profile(st.session_state[PROFILE_WIDGET])
+    chosen = st.session_state.get(PROFILE_WIDGET)
+    if chosen in PROFILES:
+        session.choose_profile(chosen)
+    else:
+        # The control was re-created (its labels carry the new run's step
+        # counts) and reported no choice: keep the profile that is shown.
+        st.session_state[PROFILE_WIDGET] = session.current_profile()

@@ -75,7 +75,8 @@ def current_choice() -> RunChoice | None:
 
 
 def current_profile() -> str:
-    return st.session_state.get(PROFILE, DEFAULT_PROFILE)
+    profile = st.session_state.get(PROFILE)
+    return profile if profile in PROFILES else DEFAULT_PROFILE
 
 
 def choose_run(choice: RunChoice) -> None:

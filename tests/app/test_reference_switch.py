@@ -58,3 +58,14 @@ def test_a_scope_the_other_projection_lacks_falls_back_to_its_root_and_says_so(a
     assert any("no steps in the chosen projection" in i.value for i in at.info)
     root_steps = expected(case)["runSteps"]["replayCoalesced"]["steps"]
     assert caption(at) == f"step 1 of {len(root_steps)} · {root_steps[0]['label']}"
+
+
+def test_a_switch_that_reports_no_choice_keeps_the_profile_shown(app):
+    # Seen in the browser: after another run opens, the control is re-created
+    # with new labels and its change callback can fire with no value.
+    at = app.run()
+    at.button_group(key="lens.profile_switch").set_value("reference").run()
+    at.button_group(key="lens.profile_switch").set_value(None).run()
+    no_exception(at)
+    assert caption(at).startswith("step 1 of 19")
+    assert at.button_group(key="lens.profile_switch").value == "reference"
