@@ -50,9 +50,8 @@ def actor_figure(diagram: ArrowDiagram, index: int, title: str) -> go.Figure:
         annotations += _edge_annotations(edge, positions, drawn, LIT, 3.5,
                                          label=", ".join(dict.fromkeys(texts)))
     active = diagram.active_actor_keys(index) if len(diagram) else set()
-    figure = go.Figure(_actor_trace(list(actors.values()), positions, active))
-    _frame(figure, positions, title, annotations)
-    return figure
+    return go.Figure(data=[_actor_trace(list(actors.values()), positions, active)],
+                     layout=_layout(positions, title, annotations))
 
 
 def route_figure(hops: Sequence[RouteHop], trips: Sequence[RouteTrip]) -> go.Figure:
@@ -121,19 +120,19 @@ def route_figure(hops: Sequence[RouteHop], trips: Sequence[RouteTrip]) -> go.Fig
         ),
         showlegend=False,
     )
-    figure = go.Figure([*traces, node_trace])
     title = f"{len(hops)} hops" + (f" · {len(trips)} governor trip(s)" if trips else "")
     if tripped:
         title += " · ⚠ marked in the table"
-    _frame(figure, positions, title, annotations)
-    return figure
+    return go.Figure(data=[*traces, node_trace], layout=_layout(positions, title, annotations))
 
 
 # ─── pieces ────────────────────────────────────────────────────────────
 
 
-def _actor_trace(actors: list[Actor], positions: dict[str, Point], active: set[str]) -> go.Scatter:
-    return go.Scatter(
+def _actor_trace(actors: list[Actor], positions: dict[str, Point], active: set[str]) -> dict:
+    # A plain dict: go.Figure validates it once; a go.Scatter would be validated, then copied.
+    return dict(
+        type="scatter",
         x=[positions[a.key][0] for a in actors],
         y=[positions[a.key][1] for a in actors],
         mode="markers+text",
@@ -213,12 +212,14 @@ def _offset(sx: float, sy: float, tx: float, ty: float, amount: float) -> tuple[
     return sx + nx, sy + ny, tx + nx, ty + ny
 
 
-def _frame(figure: go.Figure, positions: dict[str, Point], title: str,
-           annotations: list[dict]) -> None:
+def _layout(positions: dict[str, Point], title: str, annotations: list[dict]) -> dict:
+    # Handed to go.Figure in one piece: building the figure and then calling
+    # update_layout costs three to four times as much (plotly re-walks every
+    # property through its update machinery), on every slider move.
     xs = [p[0] for p in positions.values()] or [0.0]
     ys = [p[1] for p in positions.values()] or [0.0]
     rows = max(ys) - min(ys) + 1
-    figure.update_layout(
+    return dict(
         title=dict(text=plot_text(one_line(title, 140)), x=0, xanchor="left", font=dict(size=15)),
         annotations=annotations,
         xaxis=dict(visible=False, range=[min(xs) - 0.6, max(xs) + 0.6], fixedrange=True),

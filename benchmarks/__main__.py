@@ -1,0 +1,4 @@
+from benchmarks.run import main
+import sys
+
+sys.exit(main())

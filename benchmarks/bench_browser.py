@@ -1,0 +1,262 @@
+"""Measurement 5: step-to-step latency of the real app in headless Chromium.
+
+Two Streamlit servers run side by side on free 127.0.0.1 ports: the Lens app
+(``lens_app.py``) and :mod:`benchmarks.trivial_app` (a fragment with a Next
+button, shortcut N, and a ``step k of n`` label). One headless Chromium
+(Debian's ``/usr/bin/chromium``, driven by Playwright) holds a page on each;
+the Lens page opens ``large-agent-300-tool-calls`` by uploading its JSON, as a
+user would (and, in the full run, its 20× scaled copy in a third page).
+
+One press is: wait until the app is idle (no script run, no stale element),
+press N, and time in the page, from the keydown event to the first animation
+frame after a ``step k+1 of`` label is in the DOM (a MutationObserver watches
+for it). The pages take turns in rounds, so both see the same machine load;
+the figure is the median over all presses, and the ratio that of the medians.
+Every request to a host other than 127.0.0.1 is aborted; every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from benchmarks.inputs import CACHE, REPO, corpus_path, scaled_path
+from benchmarks.timing import median, percentile
+
+BROWSER_TARGET = 1.5
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+TRIVIAL_APP = Path(__file__).resolve().parent / "trivial_app.py"
+LENS_APP = REPO / "lens_app.py"
+LOG_DIR = CACHE  # server logs, kept out of the repository
+START_TIMEOUT_S = 90
+WAIT_MS = 60_000
+SETTLE_MS = 150  # after idle, before the next press: nothing left in flight
+
+APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+APP_CONNECTED = '[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
+RUNNING_ICON = '[data-testid="stStatusWidgetRunningIcon"]'
+STEP_TEXT = '[data-testid="stMain"] [data-testid="stText"]'
+
+# Installed once per page: a keydown time, and the frame after the wanted label appears.
+PROBE = """
+() => {
+  if (window.__bench) return;
+  const bench = window.__bench = {want: null, t0: null, seen: null, shown: null};
+  window.addEventListener('keydown', () => {
+    if (bench.want && bench.t0 === null) bench.t0 = performance.now();
+  }, true);
+  const check = () => {
+    if (!bench.want || bench.seen !== null) return;
+    for (const el of document.querySelectorAll('%s')) {
+      if (el.closest('[data-stale="true"]')) continue;
+      if ((el.textContent || '').startsWith(bench.want)) {
+        bench.seen = performance.now();
+        requestAnimationFrame(() => { bench.shown = performance.now(); });
+        return;
+      }
+    }
+  };
+  new MutationObserver(check).observe(document.body,
+    {subtree: true, childList: true, characterData: true, attributes: true});
+}
+""" % STEP_TEXT
+
+CURRENT_STEP = """
+() => {
+  for (const el of document.querySelectorAll('%s')) {
+    if (el.closest('[data-stale="true"]')) continue;
+    const m = /^step (\\d+) of (\\d+)/.exec(el.textContent || '');
+    if (m) return [Number(m[1]), Number(m[2])];
+  }
+  return null;
+}
+""" % STEP_TEXT
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """``streamlit run APP`` on a free local port, stopped by its own process group."""
+
+    def __init__(self, app: Path, name: str) -> None:
+        self.app, self.name = app, name
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = LOG_DIR / f"streamlit-{name}.log"
+        self.process: subprocess.Popen | None = None
+
+    def __enter__(self) -> Server:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = self.log_path.open("wb")
+        command = [sys.executable, "-m", "streamlit", "run", str(self.app),
+                   "--server.headless=true", "--server.address=127.0.0.1",
+                   f"--server.port={self.port}", "--server.fileWatcherType=none",
+                   "--browser.gatherUsageStats=false"]
+        self.process = subprocess.Popen(command, cwd=self.app.parent, stdout=log, stderr=subprocess.STDOUT,
+                                        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                                        start_new_session=True)
+        log.close()
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.name}: streamlit exited ({self.process.returncode}); "
+                                   f"see {self.log_path}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as answer:
+                    if answer.read().decode().strip() == "ok":
+                        return self
+            except (urllib.error.URLError, ConnectionError, OSError):
+                pass
+            time.sleep(0.25)
+        self.__exit__()
+        raise RuntimeError(f"{self.name}: not healthy after {START_TIMEOUT_S} s")
+
+    def __exit__(self, *_: object) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)  # our own child's group only
+            self.process.wait(timeout=10)
+
+
+def _local_only(route) -> None:
+    host = urlsplit(route.request.url).hostname or ""
+    if urlsplit(route.request.url).scheme in ("data", "blob") or host in ("127.0.0.1", "localhost"):
+        route.continue_()
+    else:
+        route.abort()
+
+
+class SteppedPage:
+    """A page on one app, pressing N and timing each step."""
+
+    def __init__(self, browser, server: Server, name: str) -> None:
+        self.name = name
+        self.context = browser.new_context(viewport={"width": 1440, "height": 1000},
+                                           base_url=server.url, accept_downloads=False)
+        self.context.set_default_timeout(WAIT_MS)
+        self.context.route("**/*", _local_only)
+        self.page = self.context.new_page()
+        self.times_ms: list[float] = []
+        self.dom_ms: list[float] = []
+
+    def open(self, upload: Path | None = None) -> tuple[int, int]:
+        page = self.page
+        page.goto("/")
+        self.wait_idle()
+        if upload is not None:
+            page.locator('.st-key-lens-uploader input[type=file]').set_input_files(str(upload))
+            # The upload opens as the current run: its name shows in the run picker.
+            page.wait_for_function(
+                "(name) => [...document.querySelectorAll('.st-key-lens-run_select input')]"
+                ".some(e => (e.value || '').includes(name))", arg=upload.name, timeout=WAIT_MS * 3)
+            self.wait_idle()
+        page.wait_for_function(f"() => ({CURRENT_STEP})() !== null", timeout=WAIT_MS * 3)
+        self.wait_idle()
+        page.evaluate(PROBE)
+        # Shortcuts are ignored while an input has focus: click plain text first.
+        page.locator(STEP_TEXT).first.click()
+        self.wait_idle()
+        return tuple(page.evaluate(CURRENT_STEP))
+
+    def wait_idle(self) -> None:
+        page = self.page
+        page.wait_for_timeout(SETTLE_MS)
+        page.wait_for_selector(APP_CONNECTED, state="attached", timeout=WAIT_MS)
+        page.wait_for_selector(APP_IDLE, state="attached", timeout=WAIT_MS)
+        page.wait_for_selector(RUNNING_ICON, state="detached", timeout=WAIT_MS)
+        page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')",
+                               timeout=WAIT_MS)
+
+    def press(self) -> None:
+        page = self.page
+        number, total = page.evaluate(CURRENT_STEP)
+        if number >= total:
+            raise RuntimeError(f"{self.name}: at the last step, cannot step further")
+        want = f"step {number + 1} of "
+        page.evaluate("(want) => Object.assign(window.__bench, "
+                      "{want, t0: null, seen: null, shown: null})", want)
+        page.keyboard.press("N")
+        page.wait_for_function("() => window.__bench.shown !== null", timeout=WAIT_MS)
+        t0, seen, shown = page.evaluate(
+            "() => [window.__bench.t0, window.__bench.seen, window.__bench.shown]")
+        if t0 is None:
+            raise RuntimeError(f"{self.name}: the key press was not seen by the page")
+        self.times_ms.append(shown - t0)
+        self.dom_ms.append(seen - t0)
+        self.wait_idle()
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def measure_browser(presses: int, rounds: int, with_scaled: bool | None = None,
+                    lens_app: Path = LENS_APP) -> dict:
+    if not CHROMIUM.exists():
+        return {"error": f"{CHROMIUM} not found"}
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return {"error": "playwright is not installed"}
+    with_scaled = rounds >= 3 if with_scaled is None else with_scaled
+    uploads = {"lens": corpus_path("large-agent-300-tool-calls")}
+    if with_scaled:
+        uploads["lens 20x"] = scaled_path(20)
+    with Server(TRIVIAL_APP, "trivial") as trivial, Server(lens_app, "lens") as lens, \
+            sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                             args=CHROMIUM_ARGS)
+        try:
+            pages = {"trivial": SteppedPage(browser, trivial, "trivial")}
+            opened = {"trivial": pages["trivial"].open()}
+            for name, path in uploads.items():
+                pages[name] = SteppedPage(browser, lens, name)
+                opened[name] = pages[name].open(upload=path)
+            for page in pages.values():  # one unmeasured press each: first-use costs
+                page.press()
+                page.times_ms.clear()
+                page.dom_ms.clear()
+            names = list(pages)
+            for round_number in range(rounds):
+                shift = round_number % len(names)
+                for name in names[shift:] + names[:shift]:
+                    for _ in range(presses):
+                        pages[name].press()
+            cases = {name: _summary(page, opened[name]) for name, page in pages.items()}
+            for page in pages.values():
+                page.close()
+        finally:
+            browser.close()
+    ratio = cases["lens"]["median_ms"] / cases["trivial"]["median_ms"]
+    result = {"cases": cases, "ratio": round(ratio, 3),
+              "target": f"lens <= {BROWSER_TARGET} x trivial app", "met": ratio <= BROWSER_TARGET,
+              "opened": {name: {"file": str(path.name)} for name, path in uploads.items()}}
+    if "lens 20x" in cases:
+        result["ratio_20x"] = round(cases["lens 20x"]["median_ms"] / cases["trivial"]["median_ms"], 3)
+    return result
+
+
+def _summary(page: SteppedPage, opened: tuple[int, int]) -> dict:
+    times = page.times_ms
+    return {"presses": len(times), "steps_in_scope": opened[1],
+            "median_ms": round(median(times), 1), "p95_ms": round(percentile(times, 0.95), 1),
+            "max_ms": round(max(times), 1), "label_in_dom_median_ms": round(median(page.dom_ms), 1),
+            "all_ms": [round(t, 1) for t in times]}

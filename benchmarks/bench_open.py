@@ -1,0 +1,139 @@
+"""Measurements 1 and 2: the cost of opening a run, and how it scales.
+
+1. Open cost: :func:`benchmarks.app_path.open_run` (read + parse + every
+   projection the app builds on open) against the bare parse of the same
+   bytes, ``json.loads`` with the recursion limit raised. A second baseline,
+   ``json.loads`` with Python's cyclic collector paused, is the parser's own
+   floor: the loader pauses the collector while it parses a large file and
+   freezes the result (``recorders/collector.py``), so this column says what
+   the open costs beyond the fastest stock parse.
+2. Scaling: the same open path at 1×, 5× and 20× of
+   ``large-agent-300-tool-calls`` (``benchmarks/scale_recording.py``), as time
+   per boundary event. The scaled copies repeat the run's iterations but keep
+   the source's snapshot (execution tree, subflow results), so a fixed ~13 MB
+   of every file does not grow; the marginal cost per added event
+   ((T20 - T5) / (N20 - N5) against (T5 - T1) / (N5 - N1)) and the time spent
+   after the parse per event are reported beside it, since they see through
+   that fixed part.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import sys
+
+from benchmarks.app_path import open_run
+from benchmarks.inputs import LARGE, corpus_bytes, scaled_path
+from benchmarks.timing import median, ms, ratios, side_by_side
+
+OPEN_TARGET = 1.5
+SCALING_TARGET = 1.3
+FACTORS = (1, 5, 20)
+
+
+def _bare(data: bytes):
+    return lambda: json.loads(data)
+
+
+def _bare_paused(data: bytes):
+    def parse():
+        gc.disable()
+        try:
+            return json.loads(data)
+        finally:
+            gc.enable()
+    return parse
+
+
+def _open(data: bytes, breakdowns: list[dict]):
+    def work():
+        timings: dict = {}
+        run = open_run(data, timings=timings)
+        breakdowns.append(timings)
+        return run
+    return work
+
+
+def _breakdown(breakdowns: list[dict]) -> dict[str, float]:
+    names = breakdowns[0].keys() if breakdowns else ()
+    return {name: ms(median([b[name] for b in breakdowns])) for name in names}
+
+
+def measure_open(repeat: int) -> dict:
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
+    rows = {}
+    for name in LARGE:
+        data = corpus_bytes(name)
+        breakdowns: list[dict] = []
+        times = side_by_side({"bare_parse": _bare(data), "bare_parse_gc_paused": _bare_paused(data),
+                              "open": _open(data, breakdowns)}, repeat)
+        ratio = ratios(times["open"], times["bare_parse"])
+        rows[name] = {
+            "file_mb": round(len(data) / 1e6, 2),
+            "repeat": repeat,
+            "bare_parse_ms": ms(median(times["bare_parse"])),
+            "bare_parse_gc_paused_ms": ms(median(times["bare_parse_gc_paused"])),
+            "open_ms": ms(median(times["open"])),
+            "open_over_bare": round(ratio["of_medians"], 3),
+            "open_over_bare_per_round": round(ratio["median_per_round"], 3),
+            "open_over_bare_gc_paused": round(
+                ratios(times["open"], times["bare_parse_gc_paused"])["of_medians"], 3),
+            "open_breakdown_ms": _breakdown(breakdowns),
+            "all_ms": {k: [ms(v) for v in vs] for k, vs in times.items()},
+            "target": f"open <= {OPEN_TARGET} x bare parse",
+            "met": ratio["of_medians"] <= OPEN_TARGET,
+        }
+        del data
+    return rows
+
+
+def measure_scaling(repeat: int, factors: tuple[int, ...] = FACTORS) -> dict:
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
+    rows: dict = {}
+    for factor in factors:
+        data = scaled_path(factor).read_bytes()
+        breakdowns: list[dict] = []
+        # The larger files run fewer times: 20x is ~77 MB and a few seconds per open.
+        times = side_by_side({"bare_parse": _bare(data), "open": _open(data, breakdowns)},
+                             repeat if factor < 20 else max(2, (repeat + 1) // 2))
+        events = _boundary_events(data)
+        open_s = median(times["open"])
+        after_parse = median([sum(v for k, v in b.items() if k not in ("load", "digest"))
+                              for b in breakdowns])
+        rows[f"{factor}x"] = {
+            "factor": factor,
+            "file_mb": round(len(data) / 1e6, 1),
+            "boundary_events": events,
+            "repeat": len(times["open"]),
+            "bare_parse_ms": ms(median(times["bare_parse"])),
+            "open_ms": ms(open_s),
+            "open_over_bare": round(open_s / median(times["bare_parse"]), 3),
+            "us_per_event": round(open_s / events * 1e6, 2),
+            "after_parse_us_per_event": round(after_parse / events * 1e6, 2),
+            "open_breakdown_ms": _breakdown(breakdowns),
+        }
+        del data
+    summary: dict = {"rows": rows, "target": f"time per event at 20x <= {SCALING_TARGET} x at 1x"}
+    if "1x" in rows and "20x" in rows:
+        one, twenty = rows["1x"], rows["20x"]
+        summary["per_event_20x_over_1x"] = round(twenty["us_per_event"] / one["us_per_event"], 3)
+        summary["after_parse_per_event_20x_over_1x"] = round(
+            twenty["after_parse_us_per_event"] / one["after_parse_us_per_event"], 3)
+        summary["met"] = summary["per_event_20x_over_1x"] <= SCALING_TARGET
+    if all(f"{f}x" in rows for f in (1, 5, 20)):
+        one, five, twenty = rows["1x"], rows["5x"], rows["20x"]
+        low = (five["open_ms"] - one["open_ms"]) / (five["boundary_events"] - one["boundary_events"])
+        high = ((twenty["open_ms"] - five["open_ms"])
+                / (twenty["boundary_events"] - five["boundary_events"]))
+        summary["marginal_us_per_event_1x_to_5x"] = round(low * 1000, 2)
+        summary["marginal_us_per_event_5x_to_20x"] = round(high * 1000, 2)
+        summary["marginal_ratio"] = round(high / low, 3) if low > 0 else None
+    return summary
+
+
+def _boundary_events(data: bytes) -> int:
+    document = json.loads(data)
+    recording = document.get("recording", document)
+    entry = next(r for r in recording["snapshot"]["recorders"] if r.get("name") == "BoundaryEvents")
+    return len(entry["data"])

@@ -1,0 +1,186 @@
+"""Run the performance benchmarks of issue 6 and report medians and ratios.
+
+    python -m benchmarks [--quick] [--only open,scaling,slider,memory,browser]
+                         [--json PATH]
+
+Prints a table and writes every figure (with the machine it ran on) to
+``benchmarks/results/latest.json``. Not part of the unit suite: run on purpose,
+on a quiet machine if you have one. ``--quick`` runs fewer repeats (for a
+smoke check, not for quoting).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import gc
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+from time import perf_counter
+
+RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
+SECTIONS = ("open", "scaling", "slider", "memory", "browser")
+
+# (repeats for open, scaling, slider moves, memory probes, browser presses per round, rounds)
+FULL = {"open": 7, "scaling": 5, "slider": 300, "memory": 3, "presses": 20, "rounds": 3}
+QUICK = {"open": 3, "scaling": 2, "slider": 90, "memory": 1, "presses": 8, "rounds": 2}
+
+
+def machine() -> dict:
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as info:
+            cpu = next((line.split(":", 1)[1].strip() for line in info
+                        if line.startswith("model name")), "")
+    except OSError:
+        pass
+    memory = ""
+    try:
+        memory = subprocess.run(["free", "-h"], capture_output=True, text=True,
+                                timeout=10).stdout.splitlines()[1]
+    except (OSError, subprocess.SubprocessError, IndexError):
+        pass
+    try:
+        load = os.getloadavg()
+    except OSError:
+        load = ()
+    return {"nproc": os.cpu_count(), "cpu": cpu or platform.processor(), "memory": memory,
+            "python": platform.python_version(), "platform": platform.platform(),
+            "load_average_at_start": [round(x, 2) for x in load]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats (smoke check)")
+    parser.add_argument("--only", default=",".join(SECTIONS),
+                        help=f"comma-separated subset of {', '.join(SECTIONS)}")
+    parser.add_argument("--json", type=Path, default=RESULTS, help="where to write the figures")
+    args = parser.parse_args(argv)
+    only = [s.strip() for s in args.only.split(",") if s.strip()]
+    unknown = sorted(set(only) - set(SECTIONS))
+    if unknown:
+        parser.error(f"unknown section(s): {', '.join(unknown)}")
+    plan = QUICK if args.quick else FULL
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
+    # Import what the app imports, then freeze the collector's view of it: both
+    # sides of every comparison then run against the same collector state.
+    import pandas  # noqa: F401
+    import plotly.graph_objects  # noqa: F401
+    import streamlit  # noqa: F401
+
+    import benchmarks.app_path  # noqa: F401
+    gc.collect()
+    gc.freeze()
+
+    report: dict = {
+        "command": "python -m benchmarks" + (" --quick" if args.quick else "")
+                   + ("" if set(only) == set(SECTIONS) else f" --only {','.join(only)}"),
+        "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "machine": machine(),
+        "plan": plan,
+        "results": {},
+    }
+    for section in SECTIONS:
+        if section not in only:
+            continue
+        start = perf_counter()
+        print(f"… {section}", file=sys.stderr, flush=True)
+        report["results"][section] = _run(section, plan)
+        report["results"][section + "_seconds"] = round(perf_counter() - start, 1)
+        _write(args.json, report)
+    print(format_table(report))
+    _write(args.json, report)
+    print(f"\nfigures written to {args.json}")
+    return 0
+
+
+def _run(section: str, plan: dict) -> dict:
+    if section == "open":
+        from benchmarks.bench_open import measure_open
+        return measure_open(plan["open"])
+    if section == "scaling":
+        from benchmarks.bench_open import measure_scaling
+        return measure_scaling(plan["scaling"])
+    if section == "slider":
+        from benchmarks.bench_slider import measure_slider
+        return measure_slider(plan["slider"])
+    if section == "memory":
+        from benchmarks.bench_memory import measure_memory
+        return measure_memory(plan["memory"])
+    from benchmarks.bench_browser import measure_browser
+    return measure_browser(plan["presses"], plan["rounds"])
+
+
+def _write(path: Path, report: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2) + "\n")
+
+
+def _met(flag: object) -> str:
+    return "yes" if flag is True else ("NO" if flag is False else "–")
+
+
+def format_table(report: dict) -> str:
+    results = report["results"]
+    m = report["machine"]
+    lines = [f"machine: {m['nproc']} cores · {m['cpu']} · python {m['python']} · "
+             f"load {m['load_average_at_start']}", ""]
+    row = "{:<44} {:>12} {:>12} {:>9} {:>14} {:>5}"
+    lines.append(row.format("measurement", "measured", "baseline", "ratio", "target", "met"))
+    lines.append("-" * 101)
+    for name, r in results.get("open", {}).items():
+        lines.append(row.format(f"1 open {name}", f"{r['open_ms']:.0f} ms",
+                                f"{r['bare_parse_ms']:.0f} ms", f"{r['open_over_bare']:.2f}x",
+                                "<= 1.5x", _met(r["met"])))
+        lines.append(row.format("    vs parse with collector paused", "",
+                                f"{r['bare_parse_gc_paused_ms']:.0f} ms",
+                                f"{r['open_over_bare_gc_paused']:.2f}x", "", ""))
+    scaling = results.get("scaling")
+    if scaling:
+        for key, r in scaling["rows"].items():
+            lines.append(row.format(
+                f"2 scaling {key} ({r['boundary_events']:,} events, {r['file_mb']:.0f} MB)",
+                f"{r['us_per_event']:.1f} us/ev", f"{r['open_ms']:.0f} ms open",
+                f"{r['open_over_bare']:.2f}x", "", ""))
+        if "per_event_20x_over_1x" in scaling:
+            lines.append(row.format("2 scaling: per event 20x / 1x", "", "",
+                                    f"{scaling['per_event_20x_over_1x']:.2f}x", "<= 1.3x",
+                                    _met(scaling.get("met"))))
+            lines.append(row.format("    after-parse work per event 20x / 1x", "", "",
+                                    f"{scaling['after_parse_per_event_20x_over_1x']:.2f}x", "", ""))
+        if scaling.get("marginal_ratio") is not None:
+            lines.append(row.format("    marginal per event (5->20x)/(1->5x)", "", "",
+                                    f"{scaling['marginal_ratio']:.2f}x", "", ""))
+    for profile, r in results.get("slider", {}).items():
+        lines.append(row.format(f"3 slider move 20x {profile} ({r['steps_at_root']:,} steps)",
+                                f"{r['median_ms']:.1f} ms", f"p95 {r['p95_ms']:.1f}", "",
+                                "<= 15 ms", _met(r["met"])))
+        parts = " · ".join(f"{k} {v:.1f}" for k, v in r["parts_median_ms"].items())
+        lines.append(f"    {parts} ms; max {r['max_ms']:.0f} ms")
+    for name, r in results.get("memory", {}).items():
+        lines.append(row.format(f"4 memory {name}", f"{r['open_peak_mb']:.0f} MB",
+                                f"{r['file_mb']:.1f} MB file", f"{r['open_peak_over_file']:.2f}x",
+                                "<= 6x", _met(r["met"])))
+        lines.append(row.format("    bare json.loads peak", f"{r['bare_parse_peak_mb']:.0f} MB",
+                                "", f"{r['bare_parse_peak_over_file']:.2f}x", "", ""))
+    browser = results.get("browser")
+    if browser:
+        for case, r in browser.get("cases", {}).items():
+            lines.append(row.format(f"5 browser {case}", f"{r['median_ms']:.0f} ms",
+                                    f"p95 {r['p95_ms']:.0f}", "", "", ""))
+        if "ratio" in browser:
+            lines.append(row.format("5 browser: lens / trivial app", "", "",
+                                    f"{browser['ratio']:.2f}x", "<= 1.5x", _met(browser.get("met"))))
+        if browser.get("error"):
+            lines.append(f"5 browser: not measured: {browser['error']}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.exit(main())
