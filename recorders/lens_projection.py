@@ -56,7 +56,7 @@ from recorders.lens_scopes import (
     ScopeTracker,
     scope_kind_of,
 )
-from recorders.run_step_recorder import last_segment
+from recorders.run_step_recorder import last_segment, parse_primitive_kind
 from recorders.trackers.actor_arrows import LLM_TO_TOOL, LLM_TO_USER, TOOL_TO_LLM
 
 _COMPOSITION_KINDS = frozenset({SEQUENCE, PARALLEL, CONDITIONAL, LOOP})
@@ -173,7 +173,7 @@ class LensStepRecorder:
         self.scopes.ensure_root()
         path = tuple(event["subflowPath"])
         kind = scope_kind_of(event.get("primitiveKind")) or scope_kind_of(
-            _description_kind(event.get("description")))
+            parse_primitive_kind(event.get("description")))
         if kind is None or event.get("isAgentInternal") is True or event.get("slotKind"):
             if kind == LLMCALL:
                 # An LLMCall's own wrapper: its owner is an LLMCall leaf.
@@ -387,12 +387,6 @@ class LensStepRecorder:
         self._steps.append(step.with_seq(index))
         self._steps_by_scope.setdefault(run.path, []).append(index)
         return index
-
-
-def _description_kind(description: object) -> str | None:
-    if not isinstance(description, str) or ":" not in description:
-        return None
-    return description.split(":", 1)[0].strip() or None
 
 
 _HANDLERS = {

@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-from lens_builders import step
+from lens_builders import PrefixProjection, step
 
 from lens.link import Link, link_params, parse_link
 from lens.scopes import ROOT, ScopeIndex, encode_path
-from recorders.run_step import is_path_prefix, renumber
 
 USER = "actor:user"
-
-
-class PrefixProjection:
-    """Steps filtered by path prefix, as both projections do for these paths."""
-
-    def __init__(self, steps):
-        self.steps = steps
-
-    def get_steps(self, path=None):
-        prefix = tuple(path or ())
-        return renumber([s for s in self.steps if is_path_prefix(prefix, s.anchor.subflow_path)])
 
 
 def build(steps):

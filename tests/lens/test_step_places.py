@@ -3,28 +3,18 @@ every other scope's, each step once, each position placed back in its scope."""
 
 from __future__ import annotations
 
-from lens_builders import step
+from lens_builders import PrefixProjection, step
 
 from lens.scopes import ROOT, ScopeIndex
 from lens.step_places import StepPlaces
 from lens.evidence_view import Nav, _step_cite
-from recorders.run_step import is_path_prefix, renumber
+from recorders.run_step import renumber
 
 USER = "actor:user"
 PLAN = ("__root__", "plan")
 REVIEW = ("__root__", "rev")
 REVIEW_A = ("__root__", "rev", "a")
 
-
-class PrefixProjection:
-    """Steps filtered by path prefix (so the root shows every step, renumbered)."""
-
-    def __init__(self, steps):
-        self.steps = steps
-
-    def get_steps(self, path=None):
-        prefix = tuple(path or ())
-        return renumber([s for s in self.steps if is_path_prefix(prefix, s.anchor.subflow_path)])
 
 
 class OwnLevelProjection:
