@@ -29,7 +29,11 @@ ROLE_COLOURS = {USER: "#1c7ed6", MODEL: "#7048e8", TOOLS: "#2b8a3e", CHILD: "#e6
 ROLE_NAMES = {USER: "the user", MODEL: "model", TOOLS: "tools", CHILD: "subflow",
               STAGE: "stage"}
 NODE_SIZE = 32
-_STANDOFF = NODE_SIZE / 2 + 4  # pixels between an arrow's end and a node's centre
+# Where on its line an arrow's head and its label sit, from source (0) to target (1):
+# apart, so a label never covers the head.
+_HEAD_AT = 0.62
+_LABEL_AT = 0.38
+_HEAD_SIZE = 9
 _LABEL_CHARS = 32
 
 
@@ -40,18 +44,16 @@ def actor_figure(diagram: ArrowDiagram, index: int, title: str) -> go.Figure:
     lit = diagram.lit(index) if len(diagram) else ()
     faint = diagram.faint(index) if len(diagram) else []
     drawn = set(faint) | {arrow.edge for arrow in lit}
-    annotations: list[dict] = []
-    for edge in faint:
-        annotations += _edge_annotations(edge, positions, drawn, FAINT, 1.5, label=None)
     labels: dict[Edge, list[str]] = {}
     for arrow in lit:
         labels.setdefault(arrow.edge, []).append(arrow.label)
-    for edge, texts in labels.items():
-        annotations += _edge_annotations(edge, positions, drawn, LIT, 3.5,
-                                         label=", ".join(dict.fromkeys(texts)))
+    traces = _edge_traces([(edge, None) for edge in faint], positions, drawn, FAINT, 1.5)
+    traces += _edge_traces([(edge, ", ".join(dict.fromkeys(texts))) for edge, texts in labels.items()],
+                           positions, drawn, LIT, 3.5)
     active = diagram.active_actor_keys(index) if len(diagram) else set()
-    return go.Figure(data=[_actor_trace(list(actors.values()), positions, active)],
-                     layout=_layout(positions, title, annotations))
+    # The nodes come last: drawn over the lines, and the trace clicks are read from.
+    traces.append(_actor_trace(list(actors.values()), positions, active))
+    return go.Figure(data=traces, layout=_layout(positions, title))
 
 
 def route_figure(hops: Sequence[RouteHop], trips: Sequence[RouteTrip]) -> go.Figure:
@@ -87,16 +89,19 @@ def route_figure(hops: Sequence[RouteHop], trips: Sequence[RouteTrip]) -> go.Fig
         numbers.setdefault((source, target, style), []).append(number)
 
     drawn = {(s, t) for s, t, style in numbers if style == "move"}
-    annotations: list[dict] = []
-    traces: list[go.Scatter] = []
+    moves: list[tuple[Edge, str | None]] = []
+    stays: list[tuple[Edge, str | None]] = []
+    traces: list = []
     for (source, target, style), hop_numbers in numbers.items():
         label = "#" + ", #".join(map(str, hop_numbers))
         if style == "move":
-            annotations += _edge_annotations((source, target), positions, drawn, LIT, 2.5, label)
+            moves.append(((source, target), label))
         elif style == "stay":
-            annotations += _loop_annotation(positions[target], STAY, label)
+            stays.append(((target, target), label))
         else:
             traces.append(_rejection_trace(positions[source], positions[target], label))
+    traces += _edge_traces(moves, positions, drawn, LIT, 2.5)
+    traces += _edge_traces(stays, positions, drawn, STAY, 2.5)
 
     tripped = trip_marks(hops, trips)
     tripped_skills = {skill for trip in trips for skill in trip.skills}
@@ -123,7 +128,7 @@ def route_figure(hops: Sequence[RouteHop], trips: Sequence[RouteTrip]) -> go.Fig
     title = f"{len(hops)} hops" + (f" · {len(trips)} governor trip(s)" if trips else "")
     if tripped:
         title += " · ⚠ marked in the table"
-    return go.Figure(data=[*traces, node_trace], layout=_layout(positions, title, annotations))
+    return go.Figure(data=[*traces, node_trace], layout=_layout(positions, title))
 
 
 # ─── pieces ────────────────────────────────────────────────────────────
@@ -142,6 +147,7 @@ def _actor_trace(actors: list[Actor], positions: dict[str, Point], active: set[s
         hoverinfo="text",
         customdata=[encode_path(a.drill_path) if a.drill_path else "" for a in actors],
         marker=dict(
+            opacity=1,  # opaque over the arrow lines, which run centre to centre
             size=[NODE_SIZE + (8 if a.key in active else 0) for a in actors],
             color=[ROLE_COLOURS.get(a.role, "#868e96") for a in actors],
             symbol=["square" if a.drill_path else "circle" for a in actors],
@@ -169,30 +175,62 @@ def _route_hover(name: str, refused: dict[str, None], tripped: set[str]) -> str:
     return "".join("<br>" + e for e in extra)
 
 
-def _edge_annotations(edge: Edge, positions: dict[str, Point], drawn: Iterable[Edge],
-                      colour: str, width: float, label: str | None) -> list[dict]:
-    source, target = edge
-    if source == target:
-        return _loop_annotation(positions[source], colour, label)
-    (sx, sy), (tx, ty) = positions[source], positions[target]
-    if (target, source) in set(drawn):
-        # Both directions are drawn: shift each to its own side so neither hides the other.
-        sx, sy, tx, ty = _offset(sx, sy, tx, ty, 0.07)
-    out = [dict(x=tx, y=ty, ax=sx, ay=sy, xref="x", yref="y", axref="x", ayref="y",
-                showarrow=True, arrowhead=3, arrowsize=1.1, arrowwidth=width,
-                arrowcolor=colour, standoff=_STANDOFF, startstandoff=_STANDOFF, text="")]
-    if label:
-        out.append(dict(x=(sx + tx) / 2, y=(sy + ty) / 2, xref="x", yref="y", showarrow=False,
-                        text=plot_text(one_line(label, 48)), font=dict(color=colour, size=13),
-                        bgcolor="rgba(255,255,255,0.85)"))
-    return out
+def _edge_traces(edges: Sequence[tuple[Edge, str | None]], positions: dict[str, Point],
+                 drawn: Iterable[Edge], colour: str, width: float) -> list[dict]:
+    """Arrows of one style as at most three traces: the lines with a head on
+    each, the loop marks, and the labels.
+
+    Plotly draws traces far faster than annotations (one annotation per arrow
+    made the diagram most of a slider move's time in the browser), and the
+    heads are markers turned by plotly along their own line, so they point
+    right at any width of the chart.
+    """
+    both_ways = set(drawn)
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    sizes: list[float] = []
+    loops: list[tuple[Point, str]] = []
+    label_points: list[tuple[Point, str]] = []
+    for (source, target), label in edges:
+        if source == target:
+            loops.append((positions[source], label or ""))
+            continue
+        (sx, sy), (tx, ty) = positions[source], positions[target]
+        if (target, source) in both_ways:
+            # Both directions are drawn: shift each to its own side so neither hides the other.
+            sx, sy, tx, ty = _offset(sx, sy, tx, ty, 0.07)
+        head = (sx + (tx - sx) * _HEAD_AT, sy + (ty - sy) * _HEAD_AT)
+        # source, head, target, gap: the head marker is turned along source → head.
+        xs += [sx, head[0], tx, None]
+        ys += [sy, head[1], ty, None]
+        sizes += [0, _HEAD_SIZE + width * 2, 0, 0]
+        if label:
+            label_points.append(((sx + (tx - sx) * _LABEL_AT, sy + (ty - sy) * _LABEL_AT), label))
+    traces: list[dict] = []
+    if xs:
+        traces.append(dict(type="scatter", x=xs, y=ys, mode="lines+markers",
+                           line=dict(color=colour, width=width),
+                           marker=dict(symbol="arrow", angleref="previous", size=sizes,
+                                       color=colour, line=dict(width=0)),
+                           hoverinfo="skip", showlegend=False))
+    if loops:
+        # An invisible node-sized marker lifts each loop mark above its node.
+        traces.append(dict(type="scatter", x=[p[0] for p, _ in loops], y=[p[1] for p, _ in loops],
+                           mode="markers+text", marker=dict(size=NODE_SIZE, opacity=0),
+                           text=[plot_text(one_line(_loop_text(label), 48)) for _, label in loops],
+                           textposition="top center", textfont=dict(color=colour, size=13),
+                           hoverinfo="skip", showlegend=False))
+    if label_points:
+        traces.append(dict(type="scatter", x=[p[0] for p, _ in label_points],
+                           y=[p[1] for p, _ in label_points], mode="text",
+                           text=[plot_text(one_line(label, 48)) for _, label in label_points],
+                           textposition="top center", textfont=dict(color=colour, size=13),
+                           hoverinfo="skip", showlegend=False))
+    return traces
 
 
-def _loop_annotation(point: Point, colour: str, label: str | None) -> list[dict]:
-    text = "↻" if not label else ("" if label.startswith("↻") else "↻ ") + label
-    return [dict(x=point[0], y=point[1], xref="x", yref="y", showarrow=False, yshift=NODE_SIZE,
-                 text=plot_text(one_line(text, 48)), font=dict(color=colour, size=13),
-                 bgcolor="rgba(255,255,255,0.85)")]
+def _loop_text(label: str) -> str:
+    return "↻" if not label else ("" if label.startswith("↻") else "↻ ") + label
 
 
 def _rejection_trace(source: Point, target: Point, label: str) -> go.Scatter:
@@ -212,7 +250,7 @@ def _offset(sx: float, sy: float, tx: float, ty: float, amount: float) -> tuple[
     return sx + nx, sy + ny, tx + nx, ty + ny
 
 
-def _layout(positions: dict[str, Point], title: str, annotations: list[dict]) -> dict:
+def _layout(positions: dict[str, Point], title: str) -> dict:
     # Handed to go.Figure in one piece: building the figure and then calling
     # update_layout costs three to four times as much (plotly re-walks every
     # property through its update machinery), on every slider move.
@@ -221,7 +259,6 @@ def _layout(positions: dict[str, Point], title: str, annotations: list[dict]) ->
     rows = max(ys) - min(ys) + 1
     return dict(
         title=dict(text=plot_text(one_line(title, 140)), x=0, xanchor="left", font=dict(size=15)),
-        annotations=annotations,
         xaxis=dict(visible=False, range=[min(xs) - 0.6, max(xs) + 0.6], fixedrange=True),
         yaxis=dict(visible=False, range=[min(ys) - 0.8, max(ys) + 0.8], fixedrange=True),
         height=int(max(300, 110 * rows + 120)),
