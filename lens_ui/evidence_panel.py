@@ -23,6 +23,7 @@ import streamlit as st
 
 from lens import evidence_view as ev
 from recorders.evidence import EvidenceIndex, StepMap
+from lens_ui.render import facts_text
 
 Navigate = Callable[[int], None]
 # How a link names its step: ``step_label(position)`` -> Markdown-safe text such
@@ -30,12 +31,14 @@ Navigate = Callable[[int], None]
 StepLabel = Callable[[int], str]
 
 PREVIEW_IN_LISTS = 400
+SERVED_TABS = ("System prompt", "Messages", "Tools", "Output and tool calls",
+               "Change since previous call", "Skills, evictions, pressure")
 
 
 def render_served_context(index: EvidenceIndex, step: Any, on_navigate: Navigate, *,
                           steps: Sequence[Any] | None = None, step_map: StepMap | None = None,
                           call_id: int | None = None,
-                          key: str = "evidence-served",
+                          key: str = "evidence-served", tabs_key: str | None = None,
                           step_label: StepLabel | None = None) -> ev.ServedContext | None:
     """The served-context panel for a slider position (``step``: its position
     in ``steps``, or the RunStep itself), or for ``call_id`` directly."""
@@ -68,19 +71,23 @@ def render_served_context(index: EvidenceIndex, step: Any, on_navigate: Navigate
     with cols[1]:
         _nav_button(model.end_nav, on_navigate, f"{key}-end", steps, "Call ends: step",
                     step_label=step_label)
-    st.dataframe([{"fact": label, "value": value} for label, value in model.facts],
-                 hide_index=True, key=f"{key}-facts")
-    tabs = st.tabs(["System prompt", "Messages", "Tools", "Output and tool calls",
-                    "Change since previous call", "Skills, evictions, pressure"])
+    facts_text(model.facts)
+    # Only the open tab is drawn; its key outlives the call, so the tab the user
+    # chose stays open as the slider moves on to the next call.
+    tabs = st.tabs(list(SERVED_TABS), key=tabs_key or f"{key}-tabs", on_change="rerun")
     for tab, panel in zip(tabs[:3], model.slots[:3]):
-        with tab:
-            _render_slot(panel, on_navigate, steps, f"{key}-{panel.slot}", step_label)
-    with tabs[3]:
-        _render_output(model, on_navigate, steps, f"{key}-out")
-    with tabs[4]:
-        _render_delta(model.delta, f"{key}-delta")
-    with tabs[5]:
-        _render_extras(model)
+        if tab.open is not False:
+            with tab:
+                _render_slot(panel, on_navigate, steps, f"{key}-{panel.slot}", step_label)
+    if tabs[3].open is not False:
+        with tabs[3]:
+            _render_output(model, on_navigate, steps, f"{key}-out")
+    if tabs[4].open is not False:
+        with tabs[4]:
+            _render_delta(model.delta, f"{key}-delta")
+    if tabs[5].open is not False:
+        with tabs[5]:
+            _render_extras(model)
     return model
 
 

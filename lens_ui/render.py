@@ -31,6 +31,15 @@ def facts_grid(facts: Iterable[tuple[str, str]], columns: int = 4) -> None:
             cell.text(one_line(value, FACT_CHARS))
 
 
+def facts_text(facts: Iterable[tuple[str, str]]) -> None:
+    """Facts as one block of plain text, ``name: value`` a line. One element,
+    where a grid costs a row of columns and two elements per fact: this is
+    drawn again on every slider move."""
+    lines = [f"{name}: {one_line(value, FACT_CHARS)}" for name, value in facts]
+    if lines:
+        st.text("\n".join(lines))
+
+
 def long_text(text: str, key: str, limit: int = CLIP_CHARS) -> None:
     """Show ``text`` clipped to ``limit`` characters, the rest one click away."""
     part = clip(text, limit)
@@ -44,8 +53,10 @@ def long_text(text: str, key: str, limit: int = CLIP_CHARS) -> None:
 def _whole_value(part: Clip, key: str) -> None:
     st.caption(f"Clipped: {part.hidden_chars:,} more characters ({len(part.full):,} in all).")
     if len(part.full) <= EXPAND_LIMIT:
-        with st.expander("Show the whole value"):
-            st.code(part.full, language=None, wrap_lines=True, height=480)
+        # Drawn only while open: a closed expander's content still ships and renders.
+        with st.expander("Show the whole value", key=f"{key}.whole", on_change="rerun") as box:
+            if box.open:
+                st.code(part.full, language=None, wrap_lines=True, height=480)
     st.download_button("Download the whole value", data=part.full.encode("utf-8"),
                        file_name="value.txt", mime="text/plain", key=f"{key}.download",
                        on_click="ignore", icon=":material/download:")

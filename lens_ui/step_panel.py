@@ -11,7 +11,7 @@ import streamlit as st
 
 from recorders.run_step import RunStep
 from lens.step_detail import StepDetail, ToolCallView, describe_step
-from lens_ui.render import facts_grid, long_text
+from lens_ui.render import facts_text, long_text
 from lens_ui.runs import LoadedRun
 
 # Hook for the served-context panel (what the model was served at this call;
@@ -25,13 +25,18 @@ from lens_ui.runs import LoadedRun
 # moves the slider to index ``i``. Without that module nothing is drawn.
 SERVED_CONTEXT_MODULE = "lens_ui.served_context"
 EVENT_PICKER_LIMIT = 400
+# The step detail's expanders draw their content only while open (a closed
+# expander's content is still sent and rendered, on every slider move), and
+# keep one key for the whole run so what the user opened stays open as they
+# step through it.
+SERVED_OPEN, EVIDENCE_OPEN, WIRE_OPEN = "lens.served_open", "lens.evidence_open", "lens.wire_open"
 
 
 def step_panel(run: LoadedRun, steps: Sequence[RunStep], position: int, key: str) -> None:
     step = steps[position]
     detail = describe_step(step, run.evidence)
     st.subheader(detail.heading)
-    facts_grid(((fact.name, fact.value) for fact in detail.facts), columns=3)
+    facts_text((fact.name, fact.value) for fact in detail.facts)
     for note in detail.absent:
         st.caption(f"Not in the recording: {note}.")
     for number, text in enumerate(detail.texts):
@@ -49,8 +54,10 @@ def step_panel(run: LoadedRun, steps: Sequence[RunStep], position: int, key: str
         st.markdown(f"**Branches ({len(detail.branches)})**")
         st.text("\n".join(f"• {branch}" for branch in detail.branches))
     _evidence(run, detail, key)
-    with st.expander("This step as projected (wire form)"):
-        st.json(step.to_wire(), expanded=True)
+    with st.expander("This step as projected (wire form)", key=WIRE_OPEN,
+                     on_change="rerun") as box:
+        if box.open:
+            st.json(step.to_wire(), expanded=True)
 
 
 def _tool_call(tool: ToolCallView, key: str, show_args: bool) -> None:
@@ -81,13 +88,19 @@ def served_context(run: LoadedRun, steps: Sequence[RunStep], position: int,
     if importlib.util.find_spec(SERVED_CONTEXT_MODULE) is None:
         return
     module = importlib.import_module(SERVED_CONTEXT_MODULE)
-    module.render_served_context(run, steps, position, on_navigate)
+    with st.expander("Served context: what the model was given at this step",
+                     key=SERVED_OPEN, on_change="rerun") as box:
+        if box.open:
+            module.render_served_context(run, steps, position, on_navigate)
 
 
 def _evidence(run: LoadedRun, detail: StepDetail, key: str) -> None:
     """The recorded events behind the step, each viewable whole."""
     refs = detail.events
-    with st.expander(f"Evidence: {len(refs)} recorded event(s) at this stage"):
+    with st.expander(f"Evidence: {len(refs)} recorded event(s) at this stage", key=EVIDENCE_OPEN,
+                     on_change="rerun") as box:
+        if not box.open:
+            return
         if not refs:
             st.caption("No event in the file carries this step's runtimeStageId.")
             return

@@ -8,6 +8,9 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from lens_ui.served_context import SERVED_TABS_KEY
+from lens_ui.step_panel import SERVED_OPEN
+
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "lens_app.py"
 CORPUS = ROOT / "tests" / "corpus"
@@ -44,3 +47,14 @@ def caption(at: AppTest) -> str:
 
 def no_exception(at: AppTest) -> None:
     assert not at.exception, [e.message for e in at.exception]
+
+
+def open_served_context(at: AppTest, tab: str | None = None) -> AppTest:
+    """Open the step detail's served-context expander, and one of its tabs, as a
+    user clicks them (both are drawn only while open)."""
+    at.session_state[SERVED_OPEN] = True
+    if tab is not None:
+        at.session_state[SERVED_TABS_KEY] = tab
+    at.run()
+    no_exception(at)
+    return at

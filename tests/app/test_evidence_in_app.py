@@ -15,7 +15,8 @@ from unittest import mock
 
 import streamlit
 
-from app_support import caption, corpus_bytes, corpus_plain_bytes, expected, no_exception
+from app_support import (caption, corpus_bytes, corpus_plain_bytes, expected, no_exception,
+                         open_served_context)
 from evidence.markdown_regions import split_code
 from lens_ui.stepper import BACKTRACK_TAB, SEARCH_TAB, STEPS_TAB, TAB
 
@@ -82,9 +83,11 @@ def open_tab(at, tab: str):
     return at
 
 
-def slot_tables(at):
-    """The served-context slot tables, in slot order: system prompt, messages, tools."""
-    return [d.value for d in at.dataframe if "provenance" in d.value.columns]
+def slot_table(at, tab: str):
+    """The served-context table of one slot (system prompt, messages, tools), its tab opened."""
+    open_served_context(at, tab)
+    [table] = [d.value for d in at.dataframe if "provenance" in d.value.columns]
+    return table
 
 
 def texts(at) -> list[str]:
@@ -106,9 +109,13 @@ def test_a_model_call_step_shows_what_the_model_was_served_and_where_each_piece_
     at.button(key="lens.last").click().run()  # the final call's answer
     no_exception(at)
     assert caption(at).startswith(f"step {2 * len(starts)} of {2 * len(starts)} · llm→user")
+    # Closed, the panel is one click away and nothing of it is drawn.
+    assert "Served context" not in [s.value for s in at.subheader]
+    open_served_context(at)
     assert "Served context" in [s.value for s in at.subheader]
 
-    system, messages, tools = slot_tables(at)
+    system, tools = slot_table(at, "System prompt"), slot_table(at, "Tools")
+    messages = slot_table(at, "Messages")
     served_system = served(events, last, "system-prompt")
     served_messages = served(events, last, "messages")
     assert list(system["content"]) == [p["rawContent"][:400] for p in served_system]
@@ -123,14 +130,29 @@ def test_a_model_call_step_shows_what_the_model_was_served_and_where_each_piece_
     assert failed["result"] in [c.value for c in at.code]
 
     # The change since the previous call: the messages served since then, all added.
+    open_served_context(at, "Change since previous call")
     delta = next(d.value for d in at.dataframe if "before" in d.value.columns)
     new = served_messages[len(served(events, previous, "messages")):]
     assert list(delta["change"]) == ["added"] * len(new)
     assert list(delta["after"]) == [p["rawContent"][:400] for p in new]
-    facts = next(d.value for d in at.dataframe if list(d.value.columns) == ["fact", "value"])
     stop = next(e["payload"]["stopReason"] for e in events[last:]
                 if e["type"] == P + "stream.llm_end")
-    assert dict(zip(facts["fact"], facts["value"]))["Stop reason (llm_end)"] == stop
+    facts = [line for t in texts(at) for line in t.splitlines()]
+    assert f"Stop reason (llm_end): {stop}" in facts
+
+
+def test_the_served_context_stays_open_on_its_tab_as_the_slider_moves(app):
+    events = typed_events(REFUND)
+    starts = llm_starts(events)
+    at = open_run(app, REFUND)
+    at.button(key="lens.last").click().run()
+    slot_table(at, "Messages")
+    at.button(key="lens.previous").click().run()  # the final call's start: same call
+    at.button(key="lens.previous").click().run()  # the call before it ends
+    no_exception(at)
+    assert "Served context" in [s.value for s in at.subheader]
+    [messages] = [d.value for d in at.dataframe if "provenance" in d.value.columns]
+    assert list(messages["source"]) == [p["source"] for p in served(events, starts[-2], "messages")]
 
 
 def test_a_tool_results_source_link_moves_the_slider_to_the_call_that_asked_for_it(app):
@@ -141,6 +163,7 @@ def test_a_tool_results_source_link_moves_the_slider_to_the_call_that_asked_for_
         failing["toolCallId"])
     at = open_run(app, REFUND)
     at.button(key="lens.last").click().run()
+    open_served_context(at, "Messages")
     link = next(b for b in at.button if b.key and b.key.startswith("lens.served.")
                 and b.key.endswith(f"-messages-go-{row}"))
     link.click().run()
@@ -265,13 +288,16 @@ def test_a_lean_recording_says_what_was_not_recorded(app):
     case = "lean-agent-two-tools"
     at = upload(app.run(), "lean.json", corpus_bytes(case))
     assert caption(at).startswith("step 1 of ")
+    open_served_context(at)
     assert any(w.value.startswith("Lean recording: the boundary log carries no payloads")
                for w in at.warning)
     # Without its typed stream, a lean file carries no content at all: the panel says so.
     document = json.loads(corpus_plain_bytes(case))
     del document["events"]
     upload(at, "lean-boundary-only.json", json.dumps(document).encode())
+    open_served_context(at)
     assert "Served context" in [s.value for s in at.subheader]
     assert any("This boundary log is lean" in w.value for w in at.warning)
     assert any(line.startswith("content not recorded") for line in texts(at))
+    open_served_context(at, "Output and tool calls")
     assert "Output: not recorded (no content)." in [c.value for c in at.caption]

@@ -9,7 +9,7 @@ import types
 
 import pytest
 
-from app_support import caption, no_exception
+from app_support import caption, no_exception, open_served_context
 
 HOOK = "lens_ui.served_context"
 
@@ -46,6 +46,8 @@ def test_the_hook_gets_the_scope_and_position_and_can_move_the_slider(app, serve
     at = app.run()
     at.button(key="lens.next").click().run()
     no_exception(at)
+    assert served_context_module == []  # drawn only while its expander is open
+    open_served_context(at)
     assert served_context_module[-1] == ("agent-refund-multi-tools-error", 10, 1)
     assert "served context for call-llm#18" in [t.value for t in at.text]
     at.button(key="test.hook.jump").click().run()

@@ -222,6 +222,14 @@ class LensPage:
         expect(tab).to_have_attribute("aria-selected", "true")
         self.wait_idle()
 
+    def open_expander(self, title: str) -> None:
+        """Open the expander whose title holds ``title`` (its content is drawn on opening)."""
+        summary = self.page.locator(f'[data-testid="stExpander"]{NOT_STALE} summary').filter(
+            has_text=title)
+        summary.first.click()
+        self.wait_idle()
+        expect(summary.first.locator("xpath=..")).to_have_attribute("open", "")
+
     def open_page_link(self, text: str) -> None:
         """Follow a sidebar page link (multipage navigation, same session)."""
         self.page.locator('[data-testid="stSidebarNav"] a').filter(has_text=text).click()

@@ -26,6 +26,7 @@ from lens_browser import CORPUS, FIGURES, VIEWPORT, PageGuard, record_latency, r
 from lens_hostile import (HOSTILE_HOSTS, HOSTILE_TEXT, ID_PAYLOADS, LONG_LINE_CHARS,
                           write_hostile)
 from lens_page import LensPage
+from lens_ui.evidence_panel import SERVED_TABS
 from recorders.loading import load_path
 from recorders.projections import build_projection
 
@@ -169,6 +170,8 @@ def test_hostile_strings_agent_is_inert(lens, baseline, egress_sentinel):
     lens.open()
     label = lens.upload(HOSTILE_AGENT)
     assert label.number == 1
+    # Opened once, the served context stays open: every step below draws it.
+    lens.open_expander("Served context")
     assert_inert(lens, baseline, "hostile-agent-first-step")
 
     step_through(lens, baseline, "step change, hostile-strings-agent")
@@ -180,6 +183,13 @@ def test_hostile_strings_agent_is_inert(lens, baseline, egress_sentinel):
     expect(main).to_contain_text("<img src=x onerror=alert(1)>")
     expect(main).to_contain_text("![pixel](https://attacker.example/p.gif?c=1)")
     assert_inert(lens, baseline, "hostile-agent-final-answer")
+    for tab in SERVED_TABS:
+        lens.open_tab(tab)
+        assert_inert(lens, baseline, f"hostile-agent-served-{tab}", screenshot=False)
+    lens.open_tab(SERVED_TABS[0])
+    for title in ("Evidence:", "This step as projected"):
+        lens.open_expander(title)
+        assert_inert(lens, baseline, f"hostile-agent-{title}", screenshot=False)
 
     opened = show_whole_values(lens)
     assert opened >= 1, "the 50,000-character answer is not offered whole"
