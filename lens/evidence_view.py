@@ -125,6 +125,16 @@ class PieceRow:
     nav: Nav | None
 
 
+def piece_pages(rows: Sequence[PieceRow], per_page: int) -> tuple[list[range], int]:
+    """The slot's pieces in pages of ``per_page``, and the page to show first:
+    the one holding the first piece that changed since the previous call (a
+    long conversation's new messages are at its end), else the first."""
+    pages = [range(start, min(start + per_page, len(rows)))
+             for start in range(0, len(rows), per_page)] or [range(0)]
+    changed = next((n for n, row in enumerate(rows) if row.change), 0)
+    return pages, changed // per_page
+
+
 @dataclass(frozen=True)
 class SlotPanel:
     slot: str

@@ -31,6 +31,10 @@ Navigate = Callable[[int], None]
 StepLabel = Callable[[int], str]
 
 PREVIEW_IN_LISTS = 400
+# Pieces drawn whole at a time: the table lists every piece, but a long
+# conversation has hundreds, and each drawn piece is several elements on every
+# slider move while the tab is open.
+PIECES_PER_PAGE = 10
 SERVED_TABS = ("System prompt", "Messages", "Tools", "Output and tool calls",
                "Change since previous call", "Skills, evictions, pressure")
 
@@ -204,7 +208,16 @@ def _render_slot(panel: ev.SlotPanel, on_navigate: Navigate, steps: Sequence[Any
         "content": row.content.text[:PREVIEW_IN_LISTS] if row.content else "(not recorded)",
         "chars": row.content.length if row.content else None,
     } for row in panel.rows], hide_index=True, key=f"{key}-table")
-    for n, row in enumerate(panel.rows):
+    pages, first = ev.piece_pages(panel.rows, PIECES_PER_PAGE)
+    shown = pages[first]
+    if len(pages) > 1:
+        page = st.selectbox(
+            f"Pieces shown whole ({len(panel.rows)} in all; the first change since the "
+            "previous call is shown first)", options=range(len(pages)), index=first,
+            format_func=lambda p: f"{pages[p].start + 1}–{pages[p].stop}", key=f"{key}-page")
+        shown = pages[page]
+    for n in shown:
+        row = panel.rows[n]
         with st.container(border=True):
             head = f"{row.position if row.position is not None else n}. "
             head += " · ".join(x for x in (row.role, row.source, row.source_id) if x)

@@ -15,6 +15,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from corpus_files import load_expected
+from lens_ui.evidence_panel import PIECES_PER_PAGE, SERVED_TABS
 
 APP = str(Path(__file__).with_name("evidence_panel_app.py"))
 PANEL_SOURCE = Path(__file__).resolve().parents[2] / "lens_ui" / "evidence_panel.py"
@@ -47,6 +48,28 @@ def _react(case: str, rid: str, label: str) -> int:
                 if s["kind"] == "react" and s["runtimeStageId"] == rid and s["label"] == label)
 
 
+def _open(at: AppTest, tab: str, page: int | None = None) -> AppTest:
+    """Open one of the served panel's tabs (only the open one is drawn), and a
+    page of its slot's pieces."""
+    at.session_state["evidence-served-tabs"] = tab
+    if page is not None:
+        slot = {"System prompt": "system-prompt", "Messages": "messages", "Tools": "tools"}[tab]
+        at.session_state[f"evidence-served-{slot}-page"] = page
+    at.run()
+    assert not at.exception
+    return at
+
+
+def _every_served_view(at: AppTest):
+    """The served panel in each tab, and each page of a slot's pieces, in turn."""
+    for tab in SERVED_TABS:
+        _open(at, tab)
+        yield at
+        pages = [box for box in at.selectbox if box.key and box.key.endswith("-page")]
+        for page in range(1, len(pages[0].options) if pages else 1):
+            yield _open(at, tab, page)
+
+
 def _markdown_rendered(at: AppTest) -> list[str]:
     """Every string on the page that Streamlit renders as Markdown."""
     out: list[str] = []
@@ -67,7 +90,7 @@ def test_the_panel_shows_the_final_calls_served_context_without_errors():
     at = _app(case, "served", start=_react(case, "call-llm#98", "tool→llm"))
     assert not at.exception
     assert [s.value for s in at.subheader] == ["Served context"]
-    codes = [c.value for c in at.code]
+    codes = [c.value for view in _every_served_view(at) for c in view.code]
     assert "PaymentGatewayTimeout: POST /v2/refunds timed out after 30000 ms (req id rf_8842)" \
         in codes
     assert any(c.startswith("Your refund of $129.99") for c in codes)
@@ -78,6 +101,7 @@ def test_a_provenance_link_moves_the_slider_to_the_call_that_asked_for_the_tool(
     case = "agent-refund-multi-tools-error"
     at = _app(case, "served", start=_react(case, "call-llm#98", "tool→llm"))
     # Message 7 of the final call is issue_refund's error result (tool call c4).
+    _open(at, "Messages", page=7 // PIECES_PER_PAGE)
     at.button(key="evidence-served-messages-go-7").click().run()
     assert at.session_state["nav"] == _react(case, "call-llm#58", "llm→tool")
 
@@ -141,11 +165,14 @@ def test_hostile_strings_never_reach_markdown_rendered_elements(mode):
     case = "hostile-strings-agent"
     at = _app(case, mode, start=_react(case, "call-llm#58", "tool→llm"))
     assert not at.exception
-    for value in _markdown_rendered(at):
-        for marker in HOSTILE_MARKERS:
-            assert marker not in value, (marker, value[:120])
+    codes = []
+    for view in _every_served_view(at) if mode == "served" else [at]:
+        for value in _markdown_rendered(view):
+            for marker in HOSTILE_MARKERS:
+                assert marker not in value, (marker, value[:120])
+        codes += [c.value for c in view.code]
     # ... while the content itself is on the page, as text.
-    assert any("<script>alert(1)</script>" in c.value for c in at.code)
+    assert any("<script>alert(1)</script>" in c for c in codes)
 
 
 def test_hostile_search_results_never_reach_markdown_rendered_elements():

@@ -250,3 +250,24 @@ def test_the_answers_own_context_comes_before_older_context_behind_it():
                          ("user message", 1), ("context served to", 2),
                          ("user message", 3)]
     assert chain.links[-1].text.full == "early note"
+
+
+# ── pages of a slot's pieces ─────────────────────────────────────────
+
+def _row(change: str | None) -> ev.PieceRow:
+    return ev.PieceRow(position=None, role="user", source=None, source_id=None, reason=None,
+                       content=None, provenance="", change=change, error=False, missing=(),
+                       nav=None)
+
+
+def test_a_long_slot_opens_on_the_page_of_its_first_change():
+    rows = [_row(None)] * 23 + [_row("added"), _row("added")]
+    pages, first = ev.piece_pages(rows, 10)
+    assert pages == [range(0, 10), range(10, 20), range(20, 25)]
+    assert first == 2 and 23 in pages[first]
+
+
+def test_a_slot_without_changes_opens_on_its_first_page():
+    pages, first = ev.piece_pages([_row(None)] * 12, 10)
+    assert (pages, first) == ([range(0, 10), range(10, 12)], 0)
+    assert ev.piece_pages([], 10) == ([range(0)], 0)
