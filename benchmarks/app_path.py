@@ -12,8 +12,9 @@ and the evidence index the evidence panels read (``recorders/evidence.py``).
 changes (``lens_ui/stepper.py`` ``run_view``/``_steps`` and
 ``lens_ui/step_panel.py``): the position and breadcrumb, the caption, the
 arrow figure and what ``st.plotly_chart`` does to it (validate, serialise),
-the step detail with its clipped texts, evidence table and JSON bodies, the
-served-context model (``lens_ui/served_context.py``) and the link. Widget plumbing and protobuf are Streamlit's, measured only in the
+the step detail with its clipped texts, and the link; with the step detail's
+expanders open, also the evidence table and JSON bodies and the
+served-context model (``lens_ui/served_context.py``) on its first tab. Widget plumbing and protobuf are Streamlit's, measured only in the
 browser benchmark. Keep this file in step with those modules by hand.
 """
 
@@ -38,10 +39,11 @@ from lens.summary import run_facts, summarise
 # Constants of the UI modules, repeated so this file imports no Streamlit page code.
 FACT_CHARS = 160  # lens_ui/render.py
 CLIP_CHARS = 2_000  # lens_ui/render.py
-EXPAND_LIMIT = 200_000  # lens_ui/render.py
 EVENT_PICKER_LIMIT = 400  # lens_ui/step_panel.py
 MAX_CHILD_BUTTONS = 8  # lens_ui/stepper.py
 SERVED_CONTEXT_MODULE = "lens_ui.served_context"  # lens_ui/step_panel.py
+PREVIEW_IN_LISTS = 400  # lens_ui/evidence_panel.py
+PIECES_PER_PAGE = 10  # lens_ui/evidence_panel.py
 
 
 @dataclass
@@ -108,8 +110,12 @@ class _Clock:
 
 
 def step_change(run: OpenedRun, profile: str, path: tuple[str, ...], index: int,
-                timings: dict | None = None) -> int:
-    """Recompute what one step change recomputes; returns bytes produced (a sink)."""
+                timings: dict | None = None, opened: bool = False) -> int:
+    """Recompute what one step change recomputes; returns bytes produced (a sink).
+
+    The step detail's expanders (served context, evidence, wire form) are drawn
+    only while open: ``opened`` times a move with all three open, the served
+    context on its first tab."""
     import plotly.io
     import plotly.tools
     import pandas as pd
@@ -149,12 +155,11 @@ def step_change(run: OpenedRun, profile: str, path: tuple[str, ...], index: int,
         return len(plotly.io.to_json(checked, validate=False))
 
     def detail() -> int:
-        # step_panel: describe_step, facts, clipped texts and tool values, the
-        # served-context hook, the evidence expander (table + one event), the wire form.
+        # step_panel: describe_step, the facts text, clipped texts and tool values.
         scope = run.scopes[profile].get(path)
         step = scope.steps[index]
         described = describe_step(step, run.evidence)
-        size = sum(len(one_line(f.value, FACT_CHARS)) for f in described.facts)
+        size = len("\n".join(f"{f.name}: {one_line(f.value, FACT_CHARS)}" for f in described.facts))
         values = [t.text for t in described.texts]
         for tool in described.tools_asked:
             values += [v for v in (tool.args, tool.result) if v is not None]
@@ -165,11 +170,15 @@ def step_change(run: OpenedRun, profile: str, path: tuple[str, ...], index: int,
             size += len(part.shown)
             if part.truncated:
                 size += len(part.full.encode("utf-8"))  # the download button's data
-                if len(part.full) <= EXPAND_LIMIT:
-                    size += len(part.full)  # the expander's st.code
         size += len("\n".join(described.branches))
         importlib.util.find_spec(SERVED_CONTEXT_MODULE)
-        refs = described.events
+        return size
+
+    def expanders() -> int:
+        # step_panel's evidence expander (table + one event) and wire form, open.
+        step = run.scopes[profile].get(path).steps[index]
+        refs = describe_step(step, run.evidence).events
+        size = 0
         if refs:
             table = pd.DataFrame([(r.stream, r.index, r.type) for r in refs],
                                  columns=["stream", "#", "type"])
@@ -200,11 +209,22 @@ def step_change(run: OpenedRun, profile: str, path: tuple[str, ...], index: int,
         model, _ = ev.served_context_for_step(index_, step_map, index)
         if model is None:
             return 0
-        table = pd.DataFrame([{"fact": label, "value": value} for label, value in model.facts])
-        return len(dataframe_util.convert_pandas_df_to_arrow_bytes(table)) + len(model.slots)
+        # The facts text, and the first tab: the slot's table and a page of pieces.
+        size = len("\n".join(f"{label}: {value}" for label, value in model.facts))
+        panel = model.slots[0] if model.slots else None
+        if panel is not None and panel.rows:
+            table = pd.DataFrame([{"content": r.content.text[:PREVIEW_IN_LISTS] if r.content
+                                   else "", "provenance": r.provenance} for r in panel.rows])
+            size += len(dataframe_util.convert_pandas_df_to_arrow_bytes(table))
+            pages, first = ev.piece_pages(panel.rows, PIECES_PER_PAGE)
+            size += sum(len(panel.rows[n].content.text) for n in pages[first]
+                        if panel.rows[n].content)
+        return size
 
     out += clock("view_model", view_model)
     out += clock("figure", figure)
     out += clock("step_detail", detail)
-    out += clock("served_context", served)
+    if opened:
+        out += clock("expanders", expanders)
+        out += clock("served_context", served)
     return out

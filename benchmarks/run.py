@@ -161,7 +161,8 @@ def format_table(report: dict) -> str:
                                 f"{r['median_ms']:.1f} ms", f"p95 {r['p95_ms']:.1f}", "",
                                 "<= 15 ms", _met(r["met"])))
         parts = " · ".join(f"{k} {v:.1f}" for k, v in r["parts_median_ms"].items())
-        lines.append(f"    {parts} ms; max {r['max_ms']:.0f} ms")
+        lines.append(f"    {parts} ms; max {r['max_ms']:.0f} ms; "
+                     f"with the step detail's expanders open {r['opened_median_ms']:.1f} ms")
     for name, r in results.get("memory", {}).items():
         lines.append(row.format(f"4 memory {name}", f"{r['open_peak_mb']:.0f} MB",
                                 f"{r['file_mb']:.1f} MB file", f"{r['open_peak_over_file']:.2f}x",
@@ -176,6 +177,10 @@ def format_table(report: dict) -> str:
         if "ratio" in browser:
             lines.append(row.format("5 browser: lens / trivial app", "", "",
                                     f"{browser['ratio']:.2f}x", "<= 1.5x", _met(browser.get("met"))))
+        for field, what in (("ratio_20x", "lens 20x"), ("ratio_served_open", "served context open")):
+            if field in browser:
+                lines.append(row.format(f"    {what} / trivial app", "", "",
+                                        f"{browser[field]:.2f}x", "(reported)", ""))
         if browser.get("error"):
             lines.append(f"5 browser: not measured: {browser['error']}")
     return "\n".join(lines)

@@ -20,4 +20,7 @@ def test_open_and_every_step_of_a_small_run():
         parts: dict = {}
         for index in range(len(steps)):
             assert step_change(run, profile, ROOT, index, parts) > 0
-        assert set(parts) == {"view_model", "figure", "step_detail", "served_context"}
+        assert set(parts) == {"view_model", "figure", "step_detail"}
+        for index in range(len(steps)):
+            assert step_change(run, profile, ROOT, index, parts, opened=True) > 0
+        assert set(parts) == {"view_model", "figure", "step_detail", "expanders", "served_context"}
