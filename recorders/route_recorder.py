@@ -24,6 +24,8 @@ TOOL_START = "agentfootprint.stream.tool_start"
 CONTEXT_EVALUATED = "agentfootprint.context.evaluated"
 SKILL_REJECTED = "agentfootprint.skill.rejected"
 
+# The typed events a route recorder reads.
+_ROUTE_EVENTS = frozenset({TOOL_START, CONTEXT_EVALUATED, SKILL_REJECTED})
 # Causes the graph's resolver may report in cursorMove.by; "none" is not one.
 _REPORTED_CAUSES = frozenset({
     "entry", "route", "model-pick", "tool-proposal", "intent", "continuity", "decider", "stay",
@@ -300,9 +302,11 @@ def replay_route(typed_events: Iterable[dict], ping_pong_window: int = 4,
         if run_id != last_run_id:
             recorder.on_run_start(run_id if isinstance(run_id, str) else None)
             last_run_id = run_id
+        name = event.get("type")
+        if name not in _ROUTE_EVENTS:
+            continue  # on_emit ignores it: most of a typed stream is other events
         stage = meta.get("runtimeStageId")
-        recorder.on_emit(event.get("type"), event.get("payload"),
-                         stage if isinstance(stage, str) else "")
+        recorder.on_emit(name, event.get("payload"), stage if isinstance(stage, str) else "")
     return recorder
 
 

@@ -3,10 +3,11 @@
 A faithful port of agentfootprint's RunStepRecorder. Flow hooks (run start
 and end, subflow entry and exit, fork, decision, loop) and the typed model
 call events each do O(1) work and may append one step; :meth:`get_steps`
-reads what was built. Replaying a saved boundary log goes through the same
-hooks (:meth:`ingest_domain_event`, :meth:`ingest_domain_events`), with the
-step clock pinned to the ``ts`` of the event being ingested so replays are
-deterministic.
+reads what was built. Replaying a saved boundary log
+(:meth:`ingest_domain_event`, :meth:`ingest_domain_events`) runs the same
+step logic as the hooks, with each step timed by the ``ts`` of the event
+being ingested so replays are deterministic; it reads what a hook would be
+told straight from the event instead of building a TraversalContext for it.
 
 This is the *reference* projection: its known faults are kept on purpose,
 because matching the JS output exactly proves the port. The lens projection
@@ -18,7 +19,7 @@ from __future__ import annotations
 import heapq
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from recorders.run_id_observer import RunIdObserver
 from recorders.run_step import (
@@ -33,7 +34,6 @@ from recorders.run_step import (
     Anchor,
     RunStep,
     Transition,
-    is_path_prefix,
     renumber,
 )
 from recorders.sequence_store import SequenceStore
@@ -64,9 +64,8 @@ class TraversalContext:
     depth: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class BoundaryFrame:
-    """An open subflow on the recorder's boundary stack."""
+class BoundaryFrame(NamedTuple):
+    """An open subflow on the recorder's boundary stack (one per subflow entry)."""
 
     subflow_id: str
     subflow_path: tuple[str, ...]
@@ -102,7 +101,7 @@ class RunStepRecorder:
     """Reference RunStep recorder composed of single-purpose trackers.
 
     Owns: the step store, the boundary stack of open subflows, whether the
-    first ``asks`` fired, and the replay clock. Delegates fork bookkeeping,
+    first ``asks`` fired, and the step clock. Delegates fork bookkeeping,
     sibling handoffs, the pending answer, root inference and actor-arrow
     classification to its trackers, and run-boundary detection to a
     RunIdObserver that clears everything when the engine run id changes.
@@ -110,7 +109,6 @@ class RunStepRecorder:
 
     def __init__(self, clock: Callable[[], float] = _wall_clock_ms) -> None:
         self._clock = clock
-        self._pinned_ts: float | None = None
         self._store: SequenceStore[RunStep] = SequenceStore()
         self._boundary_stack: list[BoundaryFrame] = []
         self._forks = ForkTracker()
@@ -120,6 +118,13 @@ class RunStepRecorder:
         self._arrows = ActorArrowClassifier()
         self._asks_emitted = False
         self._run_ids = RunIdObserver(self._reset_for_new_run)
+        # A logged subflowPath -> the path its flow hook would see; a log
+        # repeats few paths, so each is joined and re-split once.
+        self._hook_paths: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._merge_arrows: dict[tuple[str, ...], tuple[Transition, ...]] = {}  # _merge_transitions
+        # The slider steps under each path prefix for one root verdict, built
+        # on the first read after a step is stored (see get_steps).
+        self._slider_index: tuple[bool, dict[tuple[str, ...], list[RunStep]]] | None = None
 
     # ── state ────────────────────────────────────────────────────────
 
@@ -136,6 +141,7 @@ class RunStepRecorder:
 
     def _reset_for_new_run(self) -> None:
         self._store.clear()
+        self._slider_index = None
         self._boundary_stack = []
         self._forks.clear()
         self._siblings.clear()
@@ -144,21 +150,56 @@ class RunStepRecorder:
         self._arrows.clear()
         self._asks_emitted = False
 
-    def _now(self) -> float:
-        return self._pinned_ts if self._pinned_ts is not None else self._clock()
-
     def _push(self, kind: str, transitions: tuple[Transition, ...], anchor: Anchor,
               label: str, ts_ms: float, meta: dict[str, Any] | None = None) -> None:
         step = RunStep(len(self._store), kind, transitions, anchor, label, ts_ms, meta)
         self._store.push(step, anchor.runtime_stage_id)
+        self._slider_index = None
 
     # ── flow hooks ───────────────────────────────────────────────────
+    # Each hook notes the run id, then runs the step logic below with what
+    # the context says and the clock's time; a replay runs the same logic
+    # with what the logged event says.
 
     def on_run_start(self, ctx: TraversalContext) -> None:
         self._run_ids.observe(ctx.run_id)
 
     def on_run_end(self, ctx: TraversalContext) -> None:
         self._run_ids.observe(ctx.run_id)
+        self._run_ended()
+
+    def on_subflow_entry(self, subflow_id: str, ctx: TraversalContext,
+                         description: str | None = None) -> None:
+        if not subflow_id:
+            return
+        self._run_ids.observe(ctx.run_id)
+        self._subflow_entered(subflow_id, path_from_context(ctx.subflow_path),
+                              ctx.runtime_stage_id, description, self._clock())
+
+    def on_subflow_exit(self, subflow_id: str, ctx: TraversalContext) -> None:
+        self._run_ids.observe(ctx.run_id)
+        self._subflow_exited(ctx.runtime_stage_id, self._clock())
+
+    def on_fork(self, parent: str, children: list[str], ctx: TraversalContext) -> None:
+        self._run_ids.observe(ctx.run_id)
+        self._forked(parent, children, path_from_context(ctx.subflow_path),
+                     ctx.runtime_stage_id, self._clock())
+
+    def on_decision(self, chosen: str, ctx: TraversalContext, rationale: str | None = None) -> None:
+        self._run_ids.observe(ctx.run_id)
+        if last_segment(ctx.stage_id) in AGENT_INTERNAL_STAGES:
+            return
+        self._decided(chosen, rationale, path_from_context(ctx.subflow_path),
+                      ctx.runtime_stage_id, self._clock())
+
+    def on_loop(self, target: str, iteration: float, ctx: TraversalContext) -> None:
+        self._run_ids.observe(ctx.run_id)
+        self._looped(target, iteration, path_from_context(ctx.subflow_path),
+                     ctx.runtime_stage_id, self._clock())
+
+    # ── step logic, shared by the hooks and the replay ───────────────
+
+    def _run_ended(self) -> None:
         candidate = self._answers.flush()
         if candidate is None:
             return
@@ -171,14 +212,9 @@ class RunStepRecorder:
             candidate.ts_ms,
         )
 
-    def on_subflow_entry(self, subflow_id: str, ctx: TraversalContext,
-                         description: str | None = None) -> None:
-        if not subflow_id:
-            return
-        self._run_ids.observe(ctx.run_id)
-        subflow_path = path_from_context(ctx.subflow_path)
+    def _subflow_entered(self, subflow_id: str, subflow_path: tuple[str, ...],
+                         runtime_stage_id: str, description: str | None, ts: float) -> None:
         depth = len(subflow_path) - 1
-        ts = self._now()
         primitive_kind = parse_primitive_kind(description)
         self._root.observe_subflow_entry(depth, primitive_kind)
         frame = BoundaryFrame(subflow_id, subflow_path, primitive_kind, depth)
@@ -187,7 +223,7 @@ class RunStepRecorder:
             self._boundary_stack.append(frame)
             return
         if primitive_kind in LEAF_PRIMITIVES:
-            anchor = Anchor(ctx.runtime_stage_id, subflow_path)
+            anchor = Anchor(runtime_stage_id, subflow_path)
             previous = self._siblings.peek_previous(depth)
             if previous is not None:
                 self._push(SEQUENTIAL, (Transition(previous, subflow_id, "next", "forwards"),),
@@ -198,11 +234,9 @@ class RunStepRecorder:
                 self._asks_emitted = True
         self._boundary_stack.append(frame)
 
-    def on_subflow_exit(self, subflow_id: str, ctx: TraversalContext) -> None:
+    def _subflow_exited(self, runtime_stage_id: str, ts: float) -> None:
         # The exit is paired with the top of the stack, not matched by id:
         # a reference fault kept here on purpose (see the lens projection).
-        self._run_ids.observe(ctx.run_id)
-        ts = self._now()
         if not self._boundary_stack:
             return
         frame = self._boundary_stack.pop()
@@ -211,8 +245,8 @@ class RunStepRecorder:
             count = len(merge.branches)
             self._push(
                 MERGE,
-                tuple(Transition(b, ACTOR_USER, "next", last_segment(b)) for b in merge.branches),
-                Anchor(ctx.runtime_stage_id, frame.subflow_path),
+                self._merge_transitions(merge.branches),
+                Anchor(runtime_stage_id, frame.subflow_path),
                 f"merge ({count})",
                 ts,
                 {"kind": "merge", "mergedCount": count},
@@ -222,53 +256,54 @@ class RunStepRecorder:
             return
         if frame.primitive_kind in LEAF_PRIMITIVES:
             self._siblings.record_exit(frame.depth, frame.subflow_id)
-            self._answers.set(frame, ts, ctx.runtime_stage_id)
+            self._answers.set(frame, ts, runtime_stage_id)
 
-    def on_fork(self, parent: str, children: list[str], ctx: TraversalContext) -> None:
-        self._run_ids.observe(ctx.run_id)
-        subflow_path = path_from_context(ctx.subflow_path)
-        ts = self._now()
-        if not self._forks.register_fork(parent, ctx.runtime_stage_id, children):
+    def _merge_transitions(self, branches: tuple[str, ...]) -> tuple[Transition, ...]:
+        """Each branch handing back to the user; built once per branch list, as
+        a fork that repeats (a loop's body) merges the same branches each pass."""
+        transitions = self._merge_arrows.get(branches)
+        if transitions is None:
+            transitions = self._merge_arrows[branches] = tuple(
+                Transition(b, ACTOR_USER, "next", last_segment(b)) for b in branches)
+        return transitions
+
+    def _forked(self, parent: str, children: list[str], subflow_path: tuple[str, ...],
+                runtime_stage_id: str, ts: float) -> None:
+        if not self._forks.register_fork(parent, runtime_stage_id, children):
             return
         self._root.observe_fork(len(subflow_path) - 1)
         self._push(
             FORK,
             tuple(Transition(ACTOR_USER, child, "fork-branch", child) for child in children),
-            Anchor(ctx.runtime_stage_id, subflow_path),
+            Anchor(runtime_stage_id, subflow_path),
             f"fork ({len(children)})",
             ts,
             {"kind": "fork", "parentSubflowId": parent},
         )
 
-    def on_decision(self, chosen: str, ctx: TraversalContext, rationale: str | None = None) -> None:
-        self._run_ids.observe(ctx.run_id)
-        if last_segment(ctx.stage_id) in AGENT_INTERNAL_STAGES:
-            return
-        subflow_path = path_from_context(ctx.subflow_path)
-        ts = self._now()
+    def _decided(self, chosen: str, rationale: str | None, subflow_path: tuple[str, ...],
+                 runtime_stage_id: str, ts: float) -> None:
         self._root.observe_decision(len(subflow_path) - 1)
         meta: dict[str, Any] = {"kind": "decide", "chosen": chosen}
         if rationale:
             meta["rationale"] = rationale
         self._push(
             DECIDE,
-            (Transition(ctx.runtime_stage_id, chosen, "decision-branch", chosen),),
-            Anchor(ctx.runtime_stage_id, subflow_path),
+            (Transition(runtime_stage_id, chosen, "decision-branch", chosen),),
+            Anchor(runtime_stage_id, subflow_path),
             f"routes to {chosen}",
             ts,
             meta,
         )
 
-    def on_loop(self, target: str, iteration: float, ctx: TraversalContext) -> None:
-        self._run_ids.observe(ctx.run_id)
-        subflow_path = path_from_context(ctx.subflow_path)
-        ts = self._now()
+    def _looped(self, target: str, iteration: float, subflow_path: tuple[str, ...],
+                runtime_stage_id: str, ts: float) -> None:
         self._root.observe_loop(len(subflow_path) - 1)
         label = f"iter {js_number_text(iteration)}"
         self._push(
             ITERATION,
             (Transition(target, target, "loop-iteration", label),),
-            Anchor(ctx.runtime_stage_id, subflow_path),
+            Anchor(runtime_stage_id, subflow_path),
             label,
             ts,
             {"kind": "iteration", "index": iteration, "target": target},
@@ -316,24 +351,11 @@ class RunStepRecorder:
 
         A ``fork.branch`` on its own becomes a one-child fork, as in the
         reference; use :meth:`ingest_domain_events` to keep bursts together.
+        tool.*, context.*, composition.* and unknown types add no step.
         """
-        kind = event.get("type")
-        if kind not in _FLOW_DISPATCH and kind not in _LLM_TYPES:
-            return  # tool.*, context.*, composition.* and unknown types add no step
-        path = event["subflowPath"]
-        ctx = _replay_context(event, with_subflow_path=True)
-        self._pinned_ts = event["ts"]
-        try:
-            if kind in _LLM_TYPES:
-                if kind == "llm.start":
-                    self.on_llm_start(event["runtimeStageId"], path[1:], event["ts"])
-                else:
-                    self.on_llm_end(event["runtimeStageId"], path[1:], event["ts"],
-                                    event["toolCallCount"])
-            else:
-                _FLOW_DISPATCH[kind](self, event, ctx)
-        finally:
-            self._pinned_ts = None
+        replay = _REPLAY.get(event.get("type"))
+        if replay is not None:
+            replay(self, event)
 
     def ingest_domain_events(self, events: list[dict]) -> None:
         """Replay a whole boundary log with each fork burst as one fork.
@@ -342,17 +364,76 @@ class RunStepRecorder:
         ``ts`` up to the first later event with a greater ``ts``; it becomes
         one fork at the first branch's position, as ``buildRunSteps`` does.
         """
+        replays = _REPLAY
         for item in coalesce_fork_bursts(events):
             if isinstance(item, ForkBurst):
                 first = item.first
-                ctx = _replay_context(first, with_subflow_path=False)
-                self._pinned_ts = first["ts"]
-                try:
-                    self.on_fork(first["parentSubflowId"], item.children, ctx)
-                finally:
-                    self._pinned_ts = None
+                self._run_ids.observe(REPLAY_RUN_ID)
+                # The reference replays a burst with no subflow path: the root's.
+                self._forked(first["parentSubflowId"], item.children, _ROOT_PATH,
+                             first["runtimeStageId"], first["ts"])
             else:
-                self.ingest_domain_event(item)
+                replay = replays.get(item.get("type"))
+                if replay is not None:
+                    replay(self, item)
+
+    def _hook_path(self, logged_path: list[str]) -> tuple[str, ...]:
+        """The subflow path a hook is told for a logged one: the segments below
+        the root, joined with "/" and split again (empty segments vanish)."""
+        key = tuple(logged_path)
+        path = self._hook_paths.get(key)
+        if path is None:
+            inner = "/".join(logged_path[1:]) if len(logged_path) > 1 else None
+            path = self._hook_paths[key] = path_from_context(inner)
+        return path
+
+    def _replay_run_entry(self, event: dict) -> None:
+        self._run_ids.observe(REPLAY_RUN_ID)
+
+    def _replay_run_exit(self, event: dict) -> None:
+        self._run_ids.observe(REPLAY_RUN_ID)
+        self._run_ended()
+
+    def _replay_subflow_entry(self, event: dict) -> None:
+        subflow_id = event["subflowId"]
+        if not subflow_id:
+            return
+        self._run_ids.observe(REPLAY_RUN_ID)
+        self._subflow_entered(subflow_id, self._hook_path(event["subflowPath"]),
+                              event["runtimeStageId"], event.get("description") or None,
+                              event["ts"])
+
+    def _replay_subflow_exit(self, event: dict) -> None:
+        self._run_ids.observe(REPLAY_RUN_ID)
+        self._subflow_exited(event["runtimeStageId"], event["ts"])
+
+    def _replay_fork(self, event: dict) -> None:
+        self._run_ids.observe(REPLAY_RUN_ID)
+        self._forked(event["parentSubflowId"], [event["childName"]],
+                     self._hook_path(event["subflowPath"]), event["runtimeStageId"],
+                     event["ts"])
+
+    def _replay_decision(self, event: dict) -> None:
+        self._run_ids.observe(REPLAY_RUN_ID)
+        logged_path = event["subflowPath"]
+        # The hook's stage id is the last segment of the logged path.
+        if last_segment("/".join(logged_path) or ROOT_SUBFLOW_ID) in AGENT_INTERNAL_STAGES:
+            return
+        self._decided(event["chosen"], event.get("rationale") or None,
+                      self._hook_path(logged_path), event["runtimeStageId"],
+                      event["ts"])
+
+    def _replay_loop(self, event: dict) -> None:
+        self._run_ids.observe(REPLAY_RUN_ID)
+        self._looped(event["target"], event["iteration"], self._hook_path(event["subflowPath"]),
+                     event["runtimeStageId"], event["ts"])
+
+    def _replay_llm_start(self, event: dict) -> None:
+        self.on_llm_start(event["runtimeStageId"], event["subflowPath"][1:], event["ts"])
+
+    def _replay_llm_end(self, event: dict) -> None:
+        self.on_llm_end(event["runtimeStageId"], event["subflowPath"][1:], event["ts"],
+                        event["toolCallCount"])
 
     # ── query ────────────────────────────────────────────────────────
 
@@ -367,56 +448,46 @@ class RunStepRecorder:
         others. The verdict is the root's, applied as-is at every scope.
         """
         keep_react = self._root.is_leaf_root()
-        prefix = tuple(drill_path or ())
-        return renumber([
-            s for s in self._store.get_all()
-            if (s.kind == REACT) == keep_react and is_path_prefix(prefix, s.anchor.subflow_path)
-        ])
+        if self._slider_index is None or self._slider_index[0] != keep_react:
+            self._slider_index = (keep_react, self._index_slider_steps(keep_react))
+        return renumber(self._slider_index[1].get(tuple(drill_path or ()), []))
+
+    def _index_slider_steps(self, keep_react: bool) -> dict[tuple[str, ...], list[RunStep]]:
+        """The kept steps under every path prefix, in emit order: one pass, so
+        reading the steps of every scope costs the steps shown, not a walk each."""
+        under: dict[tuple[str, ...], list[RunStep]] = {}
+        for step in self._store.get_all():
+            if (step.kind == REACT) != keep_react:
+                continue
+            path = step.anchor.subflow_path
+            for end in range(len(path) + 1):
+                prefix = path[:end]
+                steps = under.get(prefix)
+                if steps is None:
+                    under[prefix] = [step]
+                else:
+                    steps.append(step)
+        return under
+
+
+_ROOT_PATH: tuple[str, ...] = (ROOT_SUBFLOW_ID,)
+
+# Boundary event type -> its replay; tool.*, context.*, composition.* and
+# unknown types add no step.
+_REPLAY: dict[str, Callable[[RunStepRecorder, dict], None]] = {
+    "run.entry": RunStepRecorder._replay_run_entry,
+    "run.exit": RunStepRecorder._replay_run_exit,
+    "subflow.entry": RunStepRecorder._replay_subflow_entry,
+    "subflow.exit": RunStepRecorder._replay_subflow_exit,
+    "fork.branch": RunStepRecorder._replay_fork,
+    "decision.branch": RunStepRecorder._replay_decision,
+    "loop.iteration": RunStepRecorder._replay_loop,
+    "llm.start": RunStepRecorder._replay_llm_start,
+    "llm.end": RunStepRecorder._replay_llm_end,
+}
 
 
 # ─── Replay helpers ────────────────────────────────────────────────────
-
-
-def _replay_context(event: dict, with_subflow_path: bool) -> TraversalContext:
-    path = event["subflowPath"]
-    joined = "/".join(path)
-    stage = last_segment(joined or ROOT_SUBFLOW_ID)
-    inner = "/".join(path[1:]) if with_subflow_path and len(path) > 1 else None
-    depth = event.get("depth")
-    return TraversalContext(REPLAY_RUN_ID, stage, event["runtimeStageId"], inner,
-                            depth if isinstance(depth, int) else 0)
-
-
-def _replay_subflow_entry(rec: RunStepRecorder, e: dict, ctx: TraversalContext) -> None:
-    rec.on_subflow_entry(e["subflowId"], ctx, e.get("description") or None)
-
-
-def _replay_subflow_exit(rec: RunStepRecorder, e: dict, ctx: TraversalContext) -> None:
-    rec.on_subflow_exit(e["subflowId"], ctx)
-
-
-def _replay_fork(rec: RunStepRecorder, e: dict, ctx: TraversalContext) -> None:
-    rec.on_fork(e["parentSubflowId"], [e["childName"]], ctx)
-
-
-def _replay_decision(rec: RunStepRecorder, e: dict, ctx: TraversalContext) -> None:
-    rec.on_decision(e["chosen"], ctx, e.get("rationale") or None)
-
-
-def _replay_loop(rec: RunStepRecorder, e: dict, ctx: TraversalContext) -> None:
-    rec.on_loop(e["target"], e["iteration"], ctx)
-
-
-_FLOW_DISPATCH: dict[str, Callable[[RunStepRecorder, dict, TraversalContext], None]] = {
-    "run.entry": lambda rec, e, ctx: rec.on_run_start(ctx),
-    "run.exit": lambda rec, e, ctx: rec.on_run_end(ctx),
-    "subflow.entry": _replay_subflow_entry,
-    "subflow.exit": _replay_subflow_exit,
-    "fork.branch": _replay_fork,
-    "decision.branch": _replay_decision,
-    "loop.iteration": _replay_loop,
-}
-_LLM_TYPES = frozenset({"llm.start", "llm.end"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -430,39 +501,44 @@ class ForkBurst:
 def coalesce_fork_bursts(events: list[dict]) -> Iterator[dict | ForkBurst]:
     """Yield the log with each fork burst folded into one :class:`ForkBurst`.
 
-    Grouping runs in one forward pass: a burst stays open until an event with
-    a greater ``ts`` arrives (a heap of open bursts ordered by ``ts``), so the
-    whole log costs O(n log b) for b bursts open at once, never a rescan.
+    One forward pass: a burst stays open until an event with a greater ``ts``
+    arrives (a heap of open bursts ordered by ``ts``); while any burst is open
+    the events after it are held back, in order, and released once every open
+    burst has closed, so each burst is complete when it is yielded. The whole
+    log costs O(n log b) for b bursts open at once, never a rescan.
     """
-    children_at: dict[int, list[str]] = {}
-    skip: set[int] = set()
-    open_bursts: dict[tuple[str, float], int] = {}
+    open_bursts: dict[tuple[str, float], ForkBurst] = {}
     seen: set[tuple[str, float]] = set()
     closing: list[tuple[float, int, tuple[str, float]]] = []
+    held: list[dict | ForkBurst] = []
     for index, event in enumerate(events):
-        ts = event.get("ts")
-        if _is_number(ts):
-            while closing and closing[0][0] < ts:
-                _, _, key = heapq.heappop(closing)
-                open_bursts.pop(key, None)
+        if closing:
+            ts = event.get("ts")
+            if _is_number(ts):
+                while closing and closing[0][0] < ts:
+                    _, _, key = heapq.heappop(closing)
+                    open_bursts.pop(key, None)
+                if not closing:
+                    yield from held
+                    held.clear()
         if event.get("type") != "fork.branch":
+            if closing:
+                held.append(event)
+            else:
+                yield event
             continue
+        ts = event.get("ts")
         key = (event["parentSubflowId"], ts)
         if key not in seen:
             seen.add(key)
-            open_bursts[key] = index
-            children_at[index] = [event["childName"]]
+            burst = open_bursts[key] = ForkBurst(event, [event["childName"]])
             heapq.heappush(closing, (ts, index, key))
-        else:
-            skip.add(index)
-            first = open_bursts.get(key)
-            if first is not None:
-                children_at[first].append(event["childName"])
-    for index, event in enumerate(events):
-        if index in skip:
-            continue
-        children = children_at.get(index)
-        yield ForkBurst(event, children) if children is not None else event
+            held.append(burst)
+        else:  # a later branch of a burst, or a late one (dropped) once it closed
+            burst = open_bursts.get(key)
+            if burst is not None:
+                burst.children.append(event["childName"])
+    yield from held
 
 
 def _is_number(value: Any) -> bool:

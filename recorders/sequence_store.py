@@ -19,7 +19,11 @@ class SequenceStore(Generic[Entry]):
         self._by_stage: dict[str, list[int]] = {}
 
     def push(self, entry: Entry, runtime_stage_id: str) -> None:
-        self._by_stage.setdefault(runtime_stage_id, []).append(len(self._entries))
+        positions = self._by_stage.get(runtime_stage_id)  # not setdefault: no list per push
+        if positions is None:
+            self._by_stage[runtime_stage_id] = [len(self._entries)]
+        else:
+            positions.append(len(self._entries))
         self._entries.append(entry)
 
     def get_all(self) -> list[Entry]:

@@ -20,6 +20,8 @@ class ActorArrowClassifier:
     lens projection corrects with one classifier per scope).
     """
 
+    __slots__ = ("_previous_end_asked_for_tools",)  # the lens keeps one per scope execution
+
     def __init__(self) -> None:
         self._previous_end_asked_for_tools = False
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 Frame = TypeVar("Frame")
 
 
-@dataclass(frozen=True)
-class CandidateAnswer(Generic[Frame]):
+class CandidateAnswer(NamedTuple, Generic[Frame]):
+    """A leaf exit: its frame, when it exited, and the stage it exited from.
+    A named tuple, as one is built for every leaf exit."""
+
     frame: Frame
     ts_ms: float
     runtime_stage_id: str

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class MergeReady:
+class MergeReady(NamedTuple):
     """Every branch of a fork has exited; ``branches`` in registration order."""
 
     branches: tuple[str, ...]
@@ -54,7 +53,9 @@ class ForkTracker:
         parent = self._parent_of.get(subflow_id)
         if parent is None:
             return None
-        exited = self._exited.setdefault(parent, set())
+        exited = self._exited.get(parent)
+        if exited is None:
+            exited = self._exited[parent] = set()
         exited.add(subflow_id)
         expected = self._branches.get(parent, ())
         if len(exited) == len(expected):
