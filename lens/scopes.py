@@ -47,8 +47,9 @@ class ScopeIndex:
     @classmethod
     def build(cls, projection: StepProjection, raw_steps: Iterable[RunStep]) -> ScopeIndex:
         prefixes: dict[tuple[str, ...], None] = {ROOT: None}
-        for step in raw_steps:
-            path = step.anchor.subflow_path
+        # Each distinct anchor path once, in order of first use: prefixes keep
+        # the order in which the steps first reach them.
+        for path in dict.fromkeys(step.anchor.subflow_path for step in raw_steps):
             for end in range(1, len(path) + 1):
                 prefixes.setdefault(tuple(path[:end]))
         steps_at = {p: tuple(projection.get_steps(p)) for p in prefixes}

@@ -23,6 +23,11 @@ TYPED_LLM_END = "agentfootprint.stream.llm_end"
 TYPED_TOOL_START = "agentfootprint.stream.tool_start"
 TYPED_TOOL_END = "agentfootprint.stream.tool_end"
 
+# The event types that feed model and tool calls or the run's start and end.
+_BOUNDARY_KINDS_READ = frozenset({"run.entry", "run.exit", "llm.start", "llm.end",
+                                  "tool.start", "tool.end"})
+_TYPED_KINDS_READ = frozenset({TYPED_LLM_START, TYPED_LLM_END, TYPED_TOOL_START, TYPED_TOOL_END})
+
 _USAGE_IN = ("input", "inputTokens", "input_tokens", "promptTokens", "prompt_tokens")
 _USAGE_OUT = ("output", "outputTokens", "output_tokens", "completionTokens", "completion_tokens")
 
@@ -153,16 +158,11 @@ class StepEvidence:
     @classmethod
     def build(cls, recording: Recording) -> StepEvidence:
         index = cls(recording.boundary_events, recording.typed_events)
-        for position, event in enumerate(recording.boundary_events):
-            index._add_boundary(position, event)
+        index._index_boundary(recording.boundary_events)
         index._last_call.clear()  # the typed pass pairs tools on its own
         run_id = recording.typed_run_ids[-1] if len(recording.typed_run_ids) > 1 else None
         index.indexed_run_id = run_id
-        for position, event in enumerate(recording.typed_events):
-            meta = event.get("meta") or {}
-            if run_id is not None and meta.get("runId") != run_id:
-                continue
-            index._add_typed(position, event, meta)
+        index._index_typed(recording.typed_events, run_id)
         return index
 
     # ── queries ──────────────────────────────────────────────────────
@@ -192,54 +192,77 @@ class StepEvidence:
         return self.typed_at.get(runtime_stage_id, [])
 
     # ── one pass each ────────────────────────────────────────────────
+    # Each runs once per recording over every event, so the loop bodies are
+    # written out with the indexes held in locals.
 
-    def _add_boundary(self, position: int, event: dict) -> None:
-        rid = event.get("runtimeStageId")
-        if not isinstance(rid, str):
-            return
-        self.boundary_at.setdefault(rid, []).append(position)
-        ts = _number_or_none(event.get("ts"))
-        if ts is not None:
-            self.first_ts.setdefault(rid, ts)
-        kind = event.get("type")
-        if kind == "run.entry" and ts is not None and self.run_started_ms is None:
-            self.run_started_ms = ts
-        elif kind == "run.exit" and ts is not None:
-            self.run_ended_ms = ts
-        elif kind == "llm.start":
-            self._call(rid).starts.append(event)
-        elif kind == "llm.end":
-            self._call(rid).ends.append(event)
-        elif kind == "tool.start":
-            self._tool(rid, event.get("toolCallId"), event)
-        elif kind == "tool.end":
-            self._tool(rid, event.get("toolCallId"), event)
+    def _index_boundary(self, events: list[dict]) -> None:
+        boundary_at, first_ts = self.boundary_at, self.first_ts
+        for position, event in enumerate(events):
+            rid = event.get("runtimeStageId")
+            if not isinstance(rid, str):
+                continue
+            positions = boundary_at.get(rid)
+            if positions is None:
+                boundary_at[rid] = [position]
+            else:
+                positions.append(position)
+            if rid not in first_ts:
+                ts = _number_or_none(event.get("ts"))
+                if ts is not None:
+                    first_ts[rid] = ts
+            kind = event.get("type")
+            if kind not in _BOUNDARY_KINDS_READ:
+                continue
+            ts = _number_or_none(event.get("ts"))
+            if kind == "run.entry":
+                if ts is not None and self.run_started_ms is None:
+                    self.run_started_ms = ts
+            elif kind == "run.exit":
+                if ts is not None:
+                    self.run_ended_ms = ts
+            elif kind == "llm.start":
+                self._call(rid).starts.append(event)
+            elif kind == "llm.end":
+                self._call(rid).ends.append(event)
+            else:  # tool.start, tool.end
+                self._tool(rid, event.get("toolCallId"), event)
 
-    def _add_typed(self, position: int, event: dict, meta: dict) -> None:
-        rid = meta.get("runtimeStageId")
-        if not isinstance(rid, str):
-            return
-        self.typed_at.setdefault(rid, []).append(position)
-        ts = _number_or_none(meta.get("wallClockMs"))
-        if ts is not None:
-            self.first_ts.setdefault(rid, ts)
-        payload = event.get("payload")
-        if not isinstance(payload, dict):
-            return
-        kind = event.get("type")
-        record = {**payload, "ts": ts} if ts is not None else payload
-        if kind == TYPED_LLM_START:
-            call = self._call(rid)
-            call.starts.append(record)
-            iteration = _number_or_none(payload.get("iteration"))
-            if iteration is not None:
-                self.call_at_iteration.setdefault((call.agent, iteration), call)
-        elif kind == TYPED_LLM_END:
-            self._call(rid).ends.append(record)
-        elif kind == TYPED_TOOL_START:
-            self._tool(rid, payload.get("toolCallId"), record)
-        elif kind == TYPED_TOOL_END:
-            self._tool(rid, payload.get("toolCallId"), record)
+    def _index_typed(self, events: list[dict], run_id: str | None) -> None:
+        typed_at, first_ts = self.typed_at, self.first_ts
+        for position, event in enumerate(events):
+            meta = event.get("meta") or {}
+            if run_id is not None and meta.get("runId") != run_id:
+                continue
+            rid = meta.get("runtimeStageId")
+            if not isinstance(rid, str):
+                continue
+            positions = typed_at.get(rid)
+            if positions is None:
+                typed_at[rid] = [position]
+            else:
+                positions.append(position)
+            if rid not in first_ts:
+                ts = _number_or_none(meta.get("wallClockMs"))
+                if ts is not None:
+                    first_ts[rid] = ts
+            kind = event.get("type")
+            if kind not in _TYPED_KINDS_READ:
+                continue
+            ts = _number_or_none(meta.get("wallClockMs"))
+            payload = event.get("payload")
+            if not isinstance(payload, dict):
+                continue
+            record = {**payload, "ts": ts} if ts is not None else payload
+            if kind == TYPED_LLM_START:
+                call = self._call(rid)
+                call.starts.append(record)
+                iteration = _number_or_none(payload.get("iteration"))
+                if iteration is not None:
+                    self.call_at_iteration.setdefault((call.agent, iteration), call)
+            elif kind == TYPED_LLM_END:
+                self._call(rid).ends.append(record)
+            else:  # tool start, tool end
+                self._tool(rid, payload.get("toolCallId"), record)
 
     def _call(self, rid: str) -> ModelCall:
         call = self.model_calls.get(rid)

@@ -83,12 +83,14 @@ class StepPlaces:
         seen: set[tuple] = set()
         for path in scopes.paths():
             steps = scopes.get(path).steps
+            count = len(steps)
             for index, step in enumerate(steps):
                 identity = step_identity(step)
-                if identity in seen:
+                known = len(seen)
+                seen.add(identity)  # hashes the identity once, where "in" then add would twice
+                if len(seen) == known:
                     continue
-                seen.add(identity)
-                entries.append((identity, step, StepPlace(path, index, len(steps))))
+                entries.append((identity, step, StepPlace(path, index, count)))
         self._entries = tuple(entries)
 
     def __len__(self) -> int:

@@ -76,6 +76,9 @@ _BOUNDARY_AS_TYPED = {
     "context.injected": "context.injected",
 }
 
+# What a served piece is searchable as, by slot ("message" otherwise).
+_SEARCH_KIND_OF_SLOT = {SYSTEM_PROMPT: "system prompt", TOOLS: "tool offered"}
+
 ScopeKey = tuple[Any, tuple[str, ...]]  # (runId or None, subflow path)
 
 
@@ -575,12 +578,10 @@ class _Builder:
         if not isinstance(kind, str):
             self.anomalies.append(f"events[{position}]: no type; skipped")
             return
-        short = kind[len(_PREFIX):] if kind.startswith(_PREFIX) else kind
         meta = event.get("meta")
         if not isinstance(meta, dict):
             meta = {}
-        payload = event.get("payload")
-        self._dispatch(position, short, payload, meta)
+        self._dispatch(position, kind, event.get("payload"), meta)
 
     def feed_boundary_as_typed(self, position: int, event: Any) -> None:
         if not isinstance(event, dict):
@@ -595,8 +596,10 @@ class _Builder:
                 "wallClockMs": event.get("ts")}
         self._dispatch(position, short, event, meta)
 
-    def _dispatch(self, position: int, short: str, payload: Any, meta: dict) -> None:
-        handler = _HANDLERS.get(short)
+    def _dispatch(self, position: int, kind: str, payload: Any, meta: dict) -> None:
+        """Hand an event to its handler; ``kind`` is its type with or without
+        the ``agentfootprint.`` prefix (the handler table knows both)."""
+        handler = _HANDLERS.get(kind)
         run_id = meta.get("runId")
         if run_id is not None and (not isinstance(run_id, (str, int, float))
                                    or isinstance(run_id, bool)):
@@ -605,12 +608,13 @@ class _Builder:
             self.run_ids[run_id] = None
         self.current_run = run_id
         if handler is None:
+            short = _short_type(kind)
             if short.startswith(("skill.", "tools.", "permission.", "validation.",
                                  "reliability.", "resilience.", "memory.")):
                 self._note(position, short, payload, meta)
             return
         if not isinstance(payload, dict):
-            self.anomalies.append(f"events[{position}] ({short}): payload is "
+            self.anomalies.append(f"events[{position}] ({_short_type(kind)}): payload is "
                                   f"{_describe(payload)}, not an object")
             payload = {}
         handler(self, position, payload, meta)
@@ -619,7 +623,7 @@ class _Builder:
     def _path(self, meta: dict) -> tuple[str, ...]:
         path = meta.get("subflowPath")
         if isinstance(path, list):
-            return tuple(str(s) for s in path)
+            return tuple(map(str, path))
         return ()
 
     def _scope_key(self, meta: dict, strip: frozenset[str] | None = None) -> ScopeKey:
@@ -849,8 +853,9 @@ class _Builder:
     def _served_entry(self, piece: Piece, key: ScopeKey, call_id: int) -> None:
         if piece.content is None:
             return
-        kind = {SYSTEM_PROMPT: "system prompt", TOOLS: "tool offered"}.get(piece.slot, "message")
-        dedupe = (key, piece.slot, piece.key, piece.content)
+        kind = _SEARCH_KIND_OF_SLOT.get(piece.slot, "message")
+        piece_key = piece.key
+        dedupe = (key, piece.slot, piece_key, piece.content)
         entry = self.served.get(dedupe)
         if entry is None:
             label = piece.role or piece.source or ""
@@ -862,7 +867,7 @@ class _Builder:
             self.entries.append(entry)
         entry.served_in.append(call_id)
         if piece.reason and piece.slot != MESSAGES:
-            rkey = (key, piece.slot, piece.key, "reason", piece.reason)
+            rkey = (key, piece.slot, piece_key, "reason", piece.reason)
             if rkey not in self.served:
                 reason_entry = SearchEntry("injection reason", piece.reason, call=call_id,
                                            event_index=piece.event_index, ts=piece.ts,
@@ -1080,6 +1085,9 @@ _HANDLERS = {
     "composition.route_decided": _Builder.on_composition_route,
     "error.fatal": _Builder.on_fatal,
 }
+# Typed events name their type in full; looking that up directly spares
+# cutting the prefix off every event's type.
+_HANDLERS.update({_PREFIX + short: handler for short, handler in list(_HANDLERS.items())})
 
 
 def _typed_gaps(calls: list[ModelCall], tools: list[ToolCall], pieces_without_text: int
@@ -1155,13 +1163,16 @@ def _is_num(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+# _num and _int run for most fields of most events: they test the type in
+# place rather than through _is_num.
 def _num(obj: Any, key: str) -> float | None:
     value = obj.get(key) if isinstance(obj, dict) else None
-    return value if _is_num(value) else None
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _int(value: Any) -> int | None:
-    if _is_num(value) and float(value).is_integer():
+    if (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and float(value).is_integer()):
         return int(value)
     return None
 
@@ -1212,6 +1223,11 @@ def _search_text(value: Any) -> str:
         else:
             lines.append(f"{path}: {node if isinstance(node, str) else _to_text(node)}")
     return "\n".join(lines)
+
+
+def _short_type(kind: str) -> str:
+    """``agentfootprint.context.injected`` → ``context.injected``."""
+    return kind[len(_PREFIX):] if kind.startswith(_PREFIX) else kind
 
 
 def _slot_from_path(path: tuple[str, ...]) -> str | None:

@@ -21,7 +21,6 @@ recorder are listed, with evidence, in ``docs/lens-projection.md``.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Iterable
 
 from recorders.loading import Recording
@@ -185,6 +184,11 @@ class LensStepRecorder:
                                                event.get("subflowName"), event["runtimeStageId"])
         record = ChildRecord(child.subflow_id or "", path, event["runtimeStageId"])
         parent.children.append(record)
+        running = parent.running_children.get(record.subflow_id)
+        if running is None:
+            parent.running_children[record.subflow_id] = [record]
+        else:
+            running.append(record)
         self._on_child_entry(parent, record, event)
 
     def _on_subflow_exit(self, event: dict) -> None:
@@ -195,10 +199,10 @@ class LensStepRecorder:
         parent = self.scopes.parent_of(run)
         if parent is None:
             return
-        record = next((c for c in reversed(parent.children)
-                       if c.subflow_id == run.subflow_id and c.exit_stage is None), None)
-        if record is None:
+        running = parent.running_children.get(run.subflow_id)
+        if not running:
             return
+        record = running.pop()  # the latest of its entries still running
         record.exit_stage = event["runtimeStageId"]
         record.exit_ts = event["ts"]
         parent.last_exited = record
@@ -227,13 +231,11 @@ class LensStepRecorder:
         children = tuple(burst["children"])
         owner.forked = True
         owner.expected_branches = children
-        self._emit(owner, RunStep(
-            0, FORK,
-            tuple(Transition(ACTOR_USER, c, "fork-branch", c) for c in children),
-            Anchor(first["runtimeStageId"], owner.path),
-            f"fork ({len(children)})", first["ts"],
-            {"kind": "fork", "parentSubflowId": first["parentSubflowId"]},
-        ))
+        self._emit(owner, FORK,
+                   tuple(Transition(ACTOR_USER, c, "fork-branch", c) for c in children),
+                   Anchor(first["runtimeStageId"], owner.path),
+                   f"fork ({len(children)})", first["ts"],
+                   {"kind": "fork", "parentSubflowId": first["parentSubflowId"]})
 
     def _on_decision(self, event: dict) -> None:
         if event.get("isAgentInternal") is True:
@@ -247,10 +249,9 @@ class LensStepRecorder:
         if isinstance(event.get("decider"), str):
             meta["decider"] = event["decider"]
         rid = event["runtimeStageId"]
-        self._emit(owner, RunStep(
-            0, DECIDE, (Transition(rid, event["chosen"], "decision-branch", event["chosen"]),),
-            Anchor(rid, owner.path), f"routes to {event['chosen']}", event["ts"], meta,
-        ))
+        self._emit(owner, DECIDE,
+                   (Transition(rid, event["chosen"], "decision-branch", event["chosen"]),),
+                   Anchor(rid, owner.path), f"routes to {event['chosen']}", event["ts"], meta)
 
     def _on_llm_start(self, event: dict) -> None:
         owner = self._leaf_owner(event)
@@ -269,10 +270,8 @@ class LensStepRecorder:
         owner.tools_since_call.clear()
         owner.failed_tools_since_call.clear()
         owner.pending_tool_step = None
-        self._emit(owner, RunStep(
-            0, REACT, (Transition(source, f"stage:llm:{rid}", "actor-arrow", arrow),),
-            Anchor(rid, tuple(event["subflowPath"])), arrow, event["ts"], meta,
-        ))
+        self._emit(owner, REACT, (Transition(source, f"stage:llm:{rid}", "actor-arrow", arrow),),
+                   Anchor(rid, tuple(event["subflowPath"])), arrow, event["ts"], meta)
 
     def _on_llm_end(self, event: dict) -> None:
         owner = self._leaf_owner(event)
@@ -285,10 +284,9 @@ class LensStepRecorder:
         if arrow == LLM_TO_TOOL:
             meta["toolCallCount"] = event["toolCallCount"]
             meta["toolNames"] = []
-        index = self._emit(owner, RunStep(
-            0, REACT, (Transition(f"stage:llm:{rid}", target, "actor-arrow", arrow),),
-            Anchor(rid, tuple(event["subflowPath"])), arrow, event["ts"], meta,
-        ))
+        index = self._emit(owner, REACT,
+                           (Transition(f"stage:llm:{rid}", target, "actor-arrow", arrow),),
+                           Anchor(rid, tuple(event["subflowPath"])), arrow, event["ts"], meta)
         owner.pending_tool_step = index if arrow == LLM_TO_TOOL else None
 
     def _on_tool_start(self, event: dict) -> None:
@@ -303,7 +301,7 @@ class LensStepRecorder:
             step = self._steps[index]
             meta = dict(step.meta or {})
             meta["toolNames"] = [*meta.get("toolNames", []), name]
-            self._steps[index] = replace(step, meta=meta)
+            self._steps[index] = step._replace(meta=meta)
 
     def _on_tool_end(self, event: dict) -> None:
         if event.get("error") is not True:
@@ -330,22 +328,20 @@ class LensStepRecorder:
         if parent.kind == SEQUENCE:
             previous = parent.children[-2] if len(parent.children) > 1 else None
             if previous is None:
-                self._emit(parent, RunStep(
-                    0, SEQUENTIAL, (Transition(ACTOR_USER, child.subflow_id, "next", "asks"),),
-                    Anchor(rid, path), "asks", ts))
+                self._emit(parent, SEQUENTIAL,
+                           (Transition(ACTOR_USER, child.subflow_id, "next", "asks"),),
+                           Anchor(rid, path), "asks", ts)
             else:
-                self._emit(parent, RunStep(
-                    0, SEQUENTIAL,
-                    (Transition(previous.subflow_id, child.subflow_id, "next", "forwards"),),
-                    Anchor(rid, path), "forwards", ts))
+                self._emit(parent, SEQUENTIAL,
+                           (Transition(previous.subflow_id, child.subflow_id, "next", "forwards"),),
+                           Anchor(rid, path), "forwards", ts)
         elif parent.kind == LOOP:
             index = len(parent.children)
             label = f"iter {index}"
-            self._emit(parent, RunStep(
-                0, ITERATION,
-                (Transition(child.subflow_id, child.subflow_id, "loop-iteration", label),),
-                Anchor(rid, path), label, ts,
-                {"kind": "iteration", "index": index, "target": child.subflow_id}))
+            self._emit(parent, ITERATION,
+                       (Transition(child.subflow_id, child.subflow_id, "loop-iteration", label),),
+                       Anchor(rid, path), label, ts,
+                       {"kind": "iteration", "index": index, "target": child.subflow_id})
 
     def _on_child_exit(self, parent: ScopeRun, child: ChildRecord, event: dict) -> None:
         if parent.kind != PARALLEL or parent.merged:
@@ -361,10 +357,10 @@ class LensStepRecorder:
         run.ended = True
         last = run.last_exited
         if run.kind in (SEQUENCE, CONDITIONAL) and last is not None:
-            self._emit(run, RunStep(
-                0, SEQUENTIAL, (Transition(last.subflow_id, ACTOR_USER, "next", "answers"),),
-                Anchor(last.exit_stage or "", last.path), "answers",
-                last.exit_ts if last.exit_ts is not None else event["ts"]))
+            self._emit(run, SEQUENTIAL,
+                       (Transition(last.subflow_id, ACTOR_USER, "next", "answers"),),
+                       Anchor(last.exit_stage or "", last.path), "answers",
+                       last.exit_ts if last.exit_ts is not None else event["ts"])
         elif run.kind == PARALLEL and not run.merged and run.exited_branches:
             entered = {c.subflow_id for c in run.children}
             if run.expected_branches and entered & set(run.expected_branches):
@@ -376,16 +372,22 @@ class LensStepRecorder:
     def _emit_merge(self, run: ScopeRun, branches: tuple[str, ...], event: dict) -> None:
         run.merged = True
         count = len(branches)
-        self._emit(run, RunStep(
-            0, MERGE,
-            tuple(Transition(b, ACTOR_USER, "next", last_segment(b)) for b in branches),
-            Anchor(event["runtimeStageId"], run.path), f"merge ({count})", event["ts"],
-            {"kind": "merge", "mergedCount": count}))
+        self._emit(run, MERGE,
+                   tuple(Transition(b, ACTOR_USER, "next", last_segment(b)) for b in branches),
+                   Anchor(event["runtimeStageId"], run.path), f"merge ({count})", event["ts"],
+                   {"kind": "merge", "mergedCount": count})
 
-    def _emit(self, run: ScopeRun, step: RunStep) -> int:
+    def _emit(self, run: ScopeRun, kind: str, transitions: tuple[Transition, ...],
+              anchor: Anchor, label: str, ts_ms: float,
+              meta: dict[str, Any] | None = None) -> int:
+        """Store a step of ``run``'s scope, numbered in emit order; returns its index."""
         index = len(self._steps)
-        self._steps.append(step.with_seq(index))
-        self._steps_by_scope.setdefault(run.path, []).append(index)
+        self._steps.append(RunStep(index, kind, transitions, anchor, label, ts_ms, meta))
+        positions = self._steps_by_scope.get(run.path)
+        if positions is None:
+            self._steps_by_scope[run.path] = [index]
+        else:
+            positions.append(index)
         return index
 
 

@@ -36,7 +36,7 @@ def scope_kind_of(primitive_kind: object) -> str | None:
     return _KIND_OF_PRIMITIVE.get(primitive_kind) if isinstance(primitive_kind, str) else None
 
 
-@dataclass
+@dataclass(slots=True)
 class ScopeInfo:
     """What is known about a scope path across all its executions."""
 
@@ -49,7 +49,7 @@ class ScopeInfo:
     executions: int = 0
 
 
-@dataclass
+@dataclass(slots=True)
 class ChildRecord:
     """One finished or running execution of a child scope, as its parent saw it."""
 
@@ -60,7 +60,7 @@ class ChildRecord:
     exit_ts: float | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class ScopeRun:
     """One execution of a scope: the per-execution state its step maker needs."""
 
@@ -69,6 +69,9 @@ class ScopeRun:
     entry_stage: str
     arrows: ActorArrowClassifier = field(default_factory=ActorArrowClassifier)
     children: list[ChildRecord] = field(default_factory=list)
+    # The children still running, by subflow id, latest last: an exit finds
+    # its record here without walking the children.
+    running_children: dict[str, list[ChildRecord]] = field(default_factory=dict)
     last_exited: ChildRecord | None = None
     # Parallel: branch ids the fork announced, and those that exited.
     expected_branches: tuple[str, ...] = ()
