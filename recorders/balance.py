@@ -5,7 +5,8 @@ with no ``run.exit``, ``subflow.entry`` with no matching ``subflow.exit``,
 ``llm.start`` with no ``llm.end``, ``tool.start`` with no ``tool.end``; a
 file stitched together or cut at the front can hold closes whose opening
 is missing. :func:`analyse_balance` finds all of these in one forward pass
-(O(1) work per event) and :meth:`BalanceReport.gaps` says them plainly for
+(O(1) work per event; :class:`BalanceTracker` is that pass for a reader that
+walks the log anyway) and :meth:`BalanceReport.gaps` says them plainly for
 the health line.
 
 Pairing rules (by identity, never by the top of one global stack, because
@@ -25,19 +26,23 @@ input and skips what it cannot read, counting it), nor any step projection.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 from recorders.gaps import Gap
 
 GAP_CODE = "unbalanced"
+# The event types that open or close something.
+_PAIRED_TYPES = frozenset({"run.entry", "run.exit", "subflow.entry", "subflow.exit",
+                           "llm.start", "llm.end", "tool.start", "tool.end"})
 # How many ids a gap message lists before it says "and N more".
 _LISTED = 5
 _SHOWN_ID_CHARS = 80
 
 
-@dataclass(frozen=True, slots=True)
-class OpenEnd:
-    """One unpaired boundary event: what it names and where it is in the log."""
+class OpenEnd(NamedTuple):
+    """One unpaired boundary event: what it names and where it is in the log.
+
+    A named tuple: one is built for every opening event of the log."""
 
     key: str  # subflowId, runtimeStageId or toolCallId; "" when the event had none
     index: int  # position in the boundary log
@@ -111,70 +116,98 @@ class _OpenSet:
         self.unmatched: list[OpenEnd] = []
 
     def open(self, end: OpenEnd) -> None:
-        self._open.setdefault(end.key, []).append(end)
-
-    def close(self, end: OpenEnd) -> None:
         stack = self._open.get(end.key)
+        if stack is None:
+            self._open[end.key] = [end]
+        else:
+            stack.append(end)
+
+    def close(self, key: str, index: int, label: str | None = None) -> None:
+        stack = self._open.get(key)
         if stack:
             stack.pop()
             if not stack:
-                del self._open[end.key]
+                del self._open[key]
         else:
-            self.unmatched.append(end)
+            self.unmatched.append(OpenEnd(key, index, label))
 
     def still_open(self) -> tuple[OpenEnd, ...]:
         return tuple(sorted((e for stack in self._open.values() for e in stack),
                             key=lambda e: e.index))
 
 
-def analyse_balance(boundary_events: Iterable[Any]) -> BalanceReport:
-    """One pass over a boundary log; never raises on malformed entries (it skips them)."""
-    runs: list[OpenEnd] = []
-    unmatched_runs: list[OpenEnd] = []
-    run_entries = run_exits = unreadable = 0
-    subflows, llm_calls, tool_calls = _OpenSet(), _OpenSet(), _OpenSet()
-    for index, event in enumerate(boundary_events):
+class BalanceTracker:
+    """Pairs a boundary log's openings and closings as its events arrive, O(1)
+    each, for a reader that already walks the log (the loader, while it
+    checks each event); :meth:`report` says what stayed unbalanced. Never
+    raises on malformed entries: it counts them as unreadable and skips them.
+    """
+
+    def __init__(self) -> None:
+        self._runs: list[OpenEnd] = []
+        self._unmatched_runs: list[OpenEnd] = []
+        self._run_entries = self._run_exits = self._unreadable = 0
+        self._subflows, self._llm_calls, self._tool_calls = _OpenSet(), _OpenSet(), _OpenSet()
+
+    def add(self, index: int, event: Any) -> None:
+        """Pair the event at ``index`` of the log."""
         kind = event.get("type") if isinstance(event, dict) else None
         if not isinstance(kind, str):
-            unreadable += 1
-            continue
-        if kind == "run.entry":
-            run_entries += 1
-            runs.append(OpenEnd(_text(event.get("runtimeStageId")), index))
-        elif kind == "run.exit":
-            run_exits += 1
-            if runs:
-                runs.pop()
-            else:
-                unmatched_runs.append(OpenEnd(_text(event.get("runtimeStageId")), index))
-        elif kind == "subflow.entry":
-            subflows.open(OpenEnd(_text(event.get("subflowId")), index))
+            self._unreadable += 1
+            return
+        if kind not in _PAIRED_TYPES:
+            return
+        # Most frequent first: subflows, then model and tool calls, then the run.
+        if kind == "subflow.entry":
+            self._subflows.open(OpenEnd(_text(event.get("subflowId")), index))
         elif kind == "subflow.exit":
-            subflows.close(OpenEnd(_text(event.get("subflowId")), index))
+            self._subflows.close(_text(event.get("subflowId")), index)
         elif kind == "llm.start":
-            llm_calls.open(OpenEnd(_text(event.get("runtimeStageId")), index))
+            self._llm_calls.open(OpenEnd(_text(event.get("runtimeStageId")), index))
         elif kind == "llm.end":
-            llm_calls.close(OpenEnd(_text(event.get("runtimeStageId")), index))
-        elif kind in ("tool.start", "tool.end"):
+            self._llm_calls.close(_text(event.get("runtimeStageId")), index)
+        elif kind == "tool.start" or kind == "tool.end":
             call_id = event.get("toolCallId")
             has_id = isinstance(call_id, str) and call_id
             key = call_id if has_id else _text(event.get("runtimeStageId"))
             name = event.get("toolName")
-            end = OpenEnd(key, index, name if isinstance(name, str) else None)
-            (tool_calls.open if kind == "tool.start" else tool_calls.close)(end)
-    return BalanceReport(
-        run_entries=run_entries,
-        run_exits=run_exits,
-        open_runs=tuple(runs),
-        unmatched_run_exits=tuple(unmatched_runs),
-        open_subflows=subflows.still_open(),
-        unmatched_subflow_exits=tuple(subflows.unmatched),
-        open_llm_calls=llm_calls.still_open(),
-        unmatched_llm_ends=tuple(llm_calls.unmatched),
-        open_tool_calls=tool_calls.still_open(),
-        unmatched_tool_ends=tuple(tool_calls.unmatched),
-        unreadable=unreadable,
-    )
+            label = name if isinstance(name, str) else None
+            if kind == "tool.start":
+                self._tool_calls.open(OpenEnd(key, index, label))
+            else:
+                self._tool_calls.close(key, index, label)
+        elif kind == "run.entry":
+            self._run_entries += 1
+            self._runs.append(OpenEnd(_text(event.get("runtimeStageId")), index))
+        else:  # run.exit
+            self._run_exits += 1
+            if self._runs:
+                self._runs.pop()
+            else:
+                self._unmatched_runs.append(OpenEnd(_text(event.get("runtimeStageId")), index))
+
+    def report(self) -> BalanceReport:
+        return BalanceReport(
+            run_entries=self._run_entries,
+            run_exits=self._run_exits,
+            open_runs=tuple(self._runs),
+            unmatched_run_exits=tuple(self._unmatched_runs),
+            open_subflows=self._subflows.still_open(),
+            unmatched_subflow_exits=tuple(self._subflows.unmatched),
+            open_llm_calls=self._llm_calls.still_open(),
+            unmatched_llm_ends=tuple(self._llm_calls.unmatched),
+            open_tool_calls=self._tool_calls.still_open(),
+            unmatched_tool_ends=tuple(self._tool_calls.unmatched),
+            unreadable=self._unreadable,
+        )
+
+
+def analyse_balance(boundary_events: Iterable[Any]) -> BalanceReport:
+    """One pass over a boundary log; never raises on malformed entries (it skips them)."""
+    tracker = BalanceTracker()
+    for index, event in enumerate(boundary_events):
+        tracker.add(index, event)
+    return tracker.report()
 
 
 # ─── Wording helpers ───────────────────────────────────────────────────

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recorders import collector
-from recorders.balance import analyse_balance
+from recorders.balance import BalanceReport, BalanceTracker
 from recorders.errors import RecordingError
 from recorders.event_types import KNOWN_BOUNDARY_TYPES, KNOWN_TYPED_TYPES
 from recorders.gaps import Gap
@@ -436,10 +436,9 @@ def _from_recording(document: dict, where: str) -> Recording:
         structure=document.get("structure"),
     )
     _validate_typed(recording, f"{where}events")
-    if boundary_raw is not None:
-        _validate_boundary(recording, boundary_where)
+    balance = _validate_boundary(recording, boundary_where) if boundary_raw is not None else None
     recording.gaps.extend(gaps)
-    recording.gaps.extend(_stream_gaps(recording))
+    recording.gaps.extend(_stream_gaps(recording, balance))
     return recording
 
 
@@ -451,13 +450,13 @@ def _from_boundary_list(events: list) -> Recording:
         has_typed_stream=False,
         has_boundary_log=True,
     )
-    _validate_boundary(recording, "events")
+    balance = _validate_boundary(recording, "events")
     recording.gaps.append(Gap(
         "no-typed-stream",
         "a bare boundary-event list has no typed event stream: model-call details "
         "and the skill route are unavailable",
     ))
-    recording.gaps.extend(_stream_gaps(recording))
+    recording.gaps.extend(_stream_gaps(recording, balance))
     return recording
 
 
@@ -510,12 +509,11 @@ def _envelope_gaps(run: dict | None) -> list[Gap]:
     return gaps
 
 
-def _stream_gaps(recording: Recording) -> list[Gap]:
+def _stream_gaps(recording: Recording, balance: BalanceReport | None) -> list[Gap]:
+    """``balance``: the boundary log's balance, when the recording has one."""
     gaps: list[Gap] = []
-    if recording.has_boundary_log:
-        # Pairing entries with exits needs its own pass: which ones stay open
-        # is only known at the end of the log.
-        gaps.extend(analyse_balance(recording.boundary_events).gaps())
+    if balance is not None:
+        gaps.extend(balance.gaps())
     if recording.is_lean:
         gaps.append(Gap("lean", "lean mode: boundary events carry no payloads, arguments, "
                         "results or content"))
@@ -565,6 +563,9 @@ _BOUNDARY_FIELDS: dict[str, tuple[tuple[str, str, bool], ...]] = {
 _BOUNDARY_COMMON = (("runtimeStageId", _STR, True), ("subflowPath", _PATH, True),
                     ("ts", _NUM, True))
 
+# What each boundary event is checked for: the common fields first.
+_BOUNDARY_CHECKS = {kind: _BOUNDARY_COMMON + fields for kind, fields in _BOUNDARY_FIELDS.items()}
+
 # Payload fields the projections read, by typed event type.
 _TYPED_PAYLOAD_FIELDS: dict[str, tuple[tuple[str, str, bool], ...]] = {
     "agentfootprint.stream.llm_end": (("toolCallCount", _NUM, True),),
@@ -572,70 +573,98 @@ _TYPED_PAYLOAD_FIELDS: dict[str, tuple[tuple[str, str, bool], ...]] = {
 }
 _TYPED_META_FOR_STEPS = frozenset({"agentfootprint.stream.llm_start",
                                    "agentfootprint.stream.llm_end"})
+# Meta fields the projections read: required for the events that become steps.
+_TYPED_META_FIELDS_FOR_STEPS = (("runtimeStageId", _STR, True), ("subflowPath", _PATH, False),
+                                ("wallClockMs", _NUM, True))
+_TYPED_META_FIELDS = (("runtimeStageId", _STR, False), ("subflowPath", _PATH, False),
+                      ("wallClockMs", _NUM, False))
 
 
-def _validate_boundary(recording: Recording, where: str) -> None:
+def _validate_boundary(recording: Recording, where: str) -> BalanceReport:
+    """Check and count the boundary events; returns the log's balance, paired
+    in the same pass (a pass of its own would read every event again)."""
     counts: Counter[str] = Counter()
     unknown: Counter[str] = Counter()
+    balance = BalanceTracker()
     for index, event in enumerate(recording.boundary_events):
-        at = f"{where}[{index}]"
+        balance.add(index, event)
         if not isinstance(event, dict):
-            raise RecordingError(f"{at}: expected an object, found {describe(event)}")
+            raise RecordingError(f"{where}[{index}]: expected an object, found {describe(event)}")
         kind = event.get("type")
         if not isinstance(kind, str):
-            _field_problem(at, "type", _STR, kind, "type" in event, None)
+            _field_problem(f"{where}[{index}]", "type", _STR, kind, "type" in event, None)
         counts[kind] += 1
         if kind not in KNOWN_BOUNDARY_TYPES:
             unknown[kind] += 1  # kept, counted, ignored by the projections
             continue
-        _check_fields(event, _BOUNDARY_COMMON, at, kind)
-        _check_fields(event, _BOUNDARY_FIELDS[kind], at, kind)
+        problem = _first_problem(event, _BOUNDARY_CHECKS[kind])
+        if problem is not None:
+            _field_problem(f"{where}[{index}]", *problem, kind)
     recording.boundary_counts = dict(counts)
     recording.unknown_boundary_types = dict(unknown)
+    return balance.report()
 
 
 def _validate_typed(recording: Recording, where: str) -> None:
     counts: Counter[str] = Counter()
     run_ids: dict[str, None] = {}
     for index, event in enumerate(recording.typed_events):
-        at = f"{where}[{index}]"
         if not isinstance(event, dict):
-            raise RecordingError(f"{at}: expected an object, found {describe(event)}")
+            raise RecordingError(f"{where}[{index}]: expected an object, found {describe(event)}")
         kind = event.get("type")
         if not isinstance(kind, str):
-            _field_problem(at, "type", _STR, kind, "type" in event, None)
+            _field_problem(f"{where}[{index}]", "type", _STR, kind, "type" in event, None)
         counts[kind] += 1
         meta = event.get("meta")
         if not isinstance(meta, dict):
-            _field_problem(at, "meta", "an object", meta, "meta" in event, kind)
+            _field_problem(f"{where}[{index}]", "meta", "an object", meta, "meta" in event, kind)
         run_id = meta.get("runId")
         if run_id is not None:
             if not isinstance(run_id, str):
-                _field_problem(f"{at}.meta", "runId", _STR, run_id, True, kind)
+                _field_problem(f"{where}[{index}].meta", "runId", _STR, run_id, True, kind)
             run_ids.setdefault(run_id)
-        _check_fields(meta, (("runtimeStageId", _STR, kind in _TYPED_META_FOR_STEPS),
-                             ("subflowPath", _PATH, False),
-                             ("wallClockMs", _NUM, kind in _TYPED_META_FOR_STEPS)),
-                      f"{at}.meta", kind)
+        problem = _first_problem(meta, _TYPED_META_FIELDS_FOR_STEPS if kind in _TYPED_META_FOR_STEPS
+                                 else _TYPED_META_FIELDS)
+        if problem is not None:
+            _field_problem(f"{where}[{index}].meta", *problem, kind)
         payload_fields = _TYPED_PAYLOAD_FIELDS.get(kind)
         if payload_fields:
             payload = event.get("payload")
             if not isinstance(payload, dict):
-                _field_problem(at, "payload", "an object", payload, "payload" in event, kind)
-            _check_fields(payload, payload_fields, f"{at}.payload", kind)
+                _field_problem(f"{where}[{index}]", "payload", "an object", payload,
+                               "payload" in event, kind)
+            problem = _first_problem(payload, payload_fields)
+            if problem is not None:
+                _field_problem(f"{where}[{index}].payload", *problem, kind)
     recording.typed_counts = dict(counts)
     recording.typed_run_ids = list(run_ids)
     recording.unknown_typed_types = {k: v for k, v in counts.items()
                                      if k not in KNOWN_TYPED_TYPES}
 
 
-def _check_fields(obj: dict, fields: tuple[tuple[str, str, bool], ...], at: str,
-                  kind: str | None) -> None:
+def _first_problem(obj: dict, fields: tuple[tuple[str, str, bool], ...]
+                   ) -> tuple[str, str, Any, bool] | None:
+    """The first field of ``fields`` that is missing or of the wrong type, as
+    (name, expected, value, present); None when all are fine. Runs for every
+    event, so the place names of a message are only formatted once it fails."""
     for name, expected, required in fields:
         value = obj.get(name)
+        # The common cases first: a plain string, number or list of strings.
+        value_type = value.__class__
+        if value_type is str:
+            if expected is _STR:
+                continue
+        elif value_type is int or value_type is float:
+            if expected is _NUM:
+                continue
+        elif value_type is list and expected is _PATH:
+            for segment in value:
+                if not isinstance(segment, str):
+                    return name, expected, value, True
+            continue
         if value is None:
             if required:
-                _field_problem(at, name, expected, value, name in obj, kind)
+                return name, expected, value, name in obj
             continue
         if expected is _STR:
             ok = isinstance(value, str)
@@ -646,7 +675,8 @@ def _check_fields(obj: dict, fields: tuple[tuple[str, str, bool], ...], at: str,
         else:  # _PATH
             ok = isinstance(value, list) and all(isinstance(s, str) for s in value)
         if not ok:
-            _field_problem(at, name, expected, value, True, kind)
+            return name, expected, value, True
+    return None
 
 
 def _field_problem(at: str, name: str, expected: str, value: Any, present: bool,
