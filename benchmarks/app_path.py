@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Callable
 
+from recorders import collector
 from recorders.evidence import EvidenceIndex, build_evidence_index, recording_id
 from recorders.loading import Recording, load_recording
 from recorders.projections import PROFILES, Projection, build_projection
@@ -75,6 +76,7 @@ def open_run(data: bytes, profile: str = "lens", timings: dict | None = None) ->
     evidence = clock("step_evidence", lambda: StepEvidence.build(recording))
     index = clock("evidence_index", lambda: build_evidence_index(recording))
     clock("header", lambda: recording_id(recording))
+    clock("keep", lambda: collector.keep_built(recording.source_chars))
     projections: dict[str, Projection] = {}
     scopes: dict[str, ScopeIndex] = {}
     places: dict[str, StepPlaces] = {}
@@ -83,6 +85,7 @@ def open_run(data: bytes, profile: str = "lens", timings: dict | None = None) ->
         scopes[name] = clock(f"scopes_{name}", lambda: ScopeIndex.build(
             projections[name], projections[name].steps.raw_steps()))
         places[name] = clock(f"scopes_{name}", lambda: StepPlaces(scopes[name]))
+        clock("keep", lambda: collector.keep_built(recording.source_chars))
     run = OpenedRun(digest, recording, evidence, projections, scopes, places, index)
     clock("root_diagram", lambda: run.diagram(profile, ROOT))
     shown = projections[profile]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from recorders import collector
 from recorders.evidence import EvidenceIndex, build_evidence_index, recording_id
 from recorders.loading import Recording, load_recording
 from recorders.projections import PROFILES, Projection, build_projection
@@ -65,11 +66,14 @@ class LoadedRun:
     evidence_index: EvidenceIndex
     recording_id: str
 
+    def _views(self, profile: str) -> tuple[Projection, ScopeIndex, StepPlaces]:
+        return _projected(self.choice.digest, profile, self.recording)
+
     def projection(self, profile: str) -> Projection:
-        return _projected(self.choice.digest, profile, self.recording)[0]
+        return self._views(profile)[0]
 
     def scopes(self, profile: str) -> ScopeIndex:
-        return _projected(self.choice.digest, profile, self.recording)[1]
+        return self._views(profile)[1]
 
     def diagram(self, profile: str, path: tuple[str, ...]) -> ArrowDiagram:
         scopes = self.scopes(profile)
@@ -79,7 +83,7 @@ class LoadedRun:
     def scoped_steps(self, profile: str, path: tuple[str, ...]) -> ScopedSteps:
         """The step list evidence links reach from scope ``path``: its own steps
         first, then every other scope's (see :mod:`lens.step_places`)."""
-        return _projected(self.choice.digest, profile, self.recording)[2].for_scope(tuple(path))
+        return self._views(profile)[2].for_scope(tuple(path))
 
     def step_counts(self) -> dict[str, int]:
         """Steps at the root under each profile, for the reference switch."""
@@ -112,19 +116,27 @@ def _sample_bytes(path: str) -> tuple[str, bytes]:
     return digest_of(data), data
 
 
-@st.cache_resource(max_entries=4, show_spinner="Reading the recording…")
+# What these build lives as long as the cache keeps it: for a large file, out of
+# the collector's walks (recorders/collector.py), and handed back when dropped.
+@st.cache_resource(max_entries=4, show_spinner="Reading the recording…",
+                   on_release=collector.released)
 def _parsed(digest: str, _data: bytes) -> tuple[Recording, StepEvidence, EvidenceIndex, str]:
     recording = load_recording(_data)
-    return (recording, StepEvidence.build(recording), build_evidence_index(recording),
-            recording_id(recording))
+    built = (recording, StepEvidence.build(recording), build_evidence_index(recording),
+             recording_id(recording))
+    collector.keep_built(recording.source_chars)
+    return built
 
 
-@st.cache_resource(max_entries=8, show_spinner="Projecting the run into steps…")
+@st.cache_resource(max_entries=8, show_spinner="Projecting the run into steps…",
+                   on_release=collector.released)
 def _projected(digest: str, profile: str,
                _recording: Recording) -> tuple[Projection, ScopeIndex, StepPlaces]:
     projection = build_projection(_recording, profile)
     scopes = ScopeIndex.build(projection, projection.steps.raw_steps())
-    return projection, scopes, StepPlaces(scopes)
+    built = projection, scopes, StepPlaces(scopes)
+    collector.keep_built(_recording.source_chars)
+    return built
 
 
 

@@ -85,6 +85,7 @@ class Recording:
     gaps: list[Gap] = field(default_factory=list)
     # Snapshot members read and not kept (UNREAD_SNAPSHOT_KEYS found in the file).
     dropped_snapshot_keys: tuple[str, ...] = ()
+    source_chars: int = 0  # characters of JSON text it was loaded from (0: built from objects)
 
     @property
     def is_lean(self) -> bool:
@@ -130,11 +131,13 @@ def load_path(path: str | os.PathLike) -> Recording:
 def load_recording(data: bytes | bytearray | str) -> Recording:
     """Load a recording from its bytes (plain or gzipped JSON) or its text."""
     text = _decode(data)
-    with collector.parse_to_keep(len(text)):
+    chars = len(text)
+    with collector.parse_to_keep(chars):
         document, dropped = _loads_kept(text)
         del text
         recording = interpret(document)
     recording.dropped_snapshot_keys = dropped
+    recording.source_chars = chars
     return recording
 
 

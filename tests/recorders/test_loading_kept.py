@@ -151,3 +151,35 @@ def test_a_collector_disabled_by_the_caller_stays_disabled():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+class _Node:
+    """A reference cycle, as the views over a recording may hold."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_views_built_over_a_large_recording_are_kept_out_of_collections():
+    views = [{"step": [n]} for n in range(1_000)]
+    before = gc.get_freeze_count()
+    collector.keep_built(collector.MIN_CHARS)
+    assert gc.get_freeze_count() >= before + len(views)
+    small = [{"step": [n]} for n in range(1_000)]
+    frozen = gc.get_freeze_count()
+    collector.keep_built(collector.MIN_CHARS - 1)  # small inputs are left alone
+    assert gc.get_freeze_count() == frozen and small
+
+
+def test_a_dropped_runs_cycles_are_freed_at_the_next_large_open():
+    import weakref
+
+    kept = _Node()
+    gone = weakref.ref(kept)
+    collector.keep_built(collector.MIN_CHARS)
+    del kept
+    gc.collect()
+    assert gone() is not None  # frozen: no collection reaches it
+    collector.released()  # the cache dropped the run
+    collector.keep_built(collector.MIN_CHARS)  # the next large run opens
+    assert gone() is None
