@@ -267,6 +267,9 @@ def _layout(positions: dict[str, Point], title: str) -> dict:
         dragmode=False,
         clickmode="event+select",
         hoverlabel=dict(namelength=-1),
+        # No plotly.py template: st.plotly_chart applies Streamlit's own, and the
+        # default one is 7 of a diagram's 8 KB, sent and parsed on every step.
+        template=dict(),
     )
 
 
