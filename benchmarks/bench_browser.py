@@ -17,18 +17,11 @@ Every request to a host other than 127.0.0.1 is aborted; every wait is bounded.
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from benchmarks.inputs import CACHE, REPO, corpus_path, scaled_path
+from benchmarks.streamlit_server import StreamlitServer
 from benchmarks.timing import median, percentile
 
 BROWSER_TARGET = 1.5
@@ -85,57 +78,9 @@ CURRENT_STEP = """
 """ % STEP_TEXT
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Server:
-    """``streamlit run APP`` on a free local port, stopped by its own process group."""
-
-    def __init__(self, app: Path, name: str) -> None:
-        self.app, self.name = app, name
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = LOG_DIR / f"streamlit-{name}.log"
-        self.process: subprocess.Popen | None = None
-
-    def __enter__(self) -> Server:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        log = self.log_path.open("wb")
-        command = [sys.executable, "-m", "streamlit", "run", str(self.app),
-                   "--server.headless=true", "--server.address=127.0.0.1",
-                   f"--server.port={self.port}", "--server.fileWatcherType=none",
-                   "--browser.gatherUsageStats=false"]
-        self.process = subprocess.Popen(command, cwd=self.app.parent, stdout=log, stderr=subprocess.STDOUT,
-                                        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-                                        start_new_session=True)
-        log.close()
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"{self.name}: streamlit exited ({self.process.returncode}); "
-                                   f"see {self.log_path}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as answer:
-                    if answer.read().decode().strip() == "ok":
-                        return self
-            except (urllib.error.URLError, ConnectionError, OSError):
-                pass
-            time.sleep(0.25)
-        self.__exit__()
-        raise RuntimeError(f"{self.name}: not healthy after {START_TIMEOUT_S} s")
-
-    def __exit__(self, *_: object) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)  # our own child's group only
-            self.process.wait(timeout=10)
+def _server(app: Path, name: str) -> StreamlitServer:
+    return StreamlitServer(app=app, cwd=app.parent, log_path=LOG_DIR / f"streamlit-{name}.log",
+                           start_timeout_s=START_TIMEOUT_S)
 
 
 def _local_only(route) -> None:
@@ -149,7 +94,7 @@ def _local_only(route) -> None:
 class SteppedPage:
     """A page on one app, pressing N and timing each step."""
 
-    def __init__(self, browser, server: Server, name: str) -> None:
+    def __init__(self, browser, server: StreamlitServer, name: str) -> None:
         self.name = name
         self.context = browser.new_context(viewport={"width": 1440, "height": 1000},
                                            base_url=server.url, accept_downloads=False)
@@ -227,7 +172,7 @@ def measure_browser(presses: int, rounds: int, with_scaled: bool | None = None,
     uploads = {"lens": (agent, None), SERVED_CASE: (agent, "Served context")}
     if with_scaled:
         uploads["lens 20x"] = (scaled_path(20), None)
-    with Server(TRIVIAL_APP, "trivial") as trivial, Server(lens_app, "lens") as lens, \
+    with _server(TRIVIAL_APP, "trivial") as trivial, _server(lens_app, "lens") as lens, \
             sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
                                              args=CHROMIUM_ARGS)
