@@ -256,6 +256,17 @@ class _KeptParse:
     def _space(self, index: int) -> int:
         return _WHITESPACE(self.text, index).end()
 
+    def _member_name(self, index: int) -> tuple[str, int]:
+        """An object member's ``"name":`` at ``index``; the name and where its value starts."""
+        text = self.text
+        if not text.startswith('"', index):
+            raise _NotPlain
+        name, index = json.decoder.scanstring(text, index + 1, True)
+        index = self._space(index)
+        if not text.startswith(":", index):
+            raise _NotPlain
+        return name, self._space(index + 1)
+
     def _object(self, index: int, plan: dict) -> tuple[dict, int]:
         """The object at ``index`` (a ``{``): members named in ``plan`` with a
         dict are walked with that plan, with None are parsed and dropped."""
@@ -265,13 +276,7 @@ class _KeptParse:
         if text.startswith("}", index):
             return result, index + 1
         while True:
-            if not text.startswith('"', index):
-                raise _NotPlain
-            key, index = json.decoder.scanstring(text, index + 1, True)
-            index = self._space(index)
-            if not text.startswith(":", index):
-                raise _NotPlain
-            index = self._space(index + 1)
+            key, index = self._member_name(index)
             inner = plan.get(key, ...)
             if isinstance(inner, dict) and text.startswith("{", index):
                 value, index = self._object(index, inner)
@@ -307,13 +312,7 @@ class _KeptParse:
             return index + 1
         while True:
             if keyed:
-                if not text.startswith('"', index):
-                    raise _NotPlain
-                _, index = json.decoder.scanstring(text, index + 1, True)
-                index = self._space(index)
-                if not text.startswith(":", index):
-                    raise _NotPlain
-                index = self._space(index + 1)
+                _, index = self._member_name(index)
             _, index = self.scan(text, index)
             index = self._space(index)
             if text.startswith(",", index):
