@@ -230,25 +230,25 @@ def _render_slot(panel: ev.SlotPanel, on_navigate: Navigate, steps: Sequence[Any
             if row.content is None:
                 st.text("content not recorded: " + (", ".join(row.missing) or "no text"))
             else:
-                st.code(row.content.text, language=None, wrap_lines=True)
-                if row.content.truncated:
-                    st.download_button("Download the whole value", data=row.content.full,
-                                       file_name="piece.txt", mime="text/plain",
-                                       key=f"{key}-full-{n}", on_click="ignore")
+                _value(row.content, "Download the whole value", "piece.txt", f"{key}-full-{n}")
             if row.nav is not None:
                 _nav_button(row.nav, on_navigate, f"{key}-go-{n}", steps, "Source: step",
                             step_label=step_label)
+
+
+def _value(value: ev.DisplayText, download: str, file_name: str, key: str) -> None:
+    """A recorded value as shown, and the whole of it to download when it was cut."""
+    st.code(value.text, language=None, wrap_lines=True)
+    if value.truncated:
+        st.download_button(download, data=value.full, file_name=file_name, mime="text/plain",
+                           key=key, on_click="ignore")
 
 
 def _render_output(model: ev.ServedContext, on_navigate: Navigate, steps: Sequence[Any],
                    key: str) -> None:
     st.caption(f"Output: {model.output_status}.")
     if model.output is not None:
-        st.code(model.output.text, language=None, wrap_lines=True)
-        if model.output.truncated:
-            st.download_button("Download the whole output", data=model.output.full,
-                               file_name="output.txt", mime="text/plain", key=f"{key}-full",
-                               on_click="ignore")
+        _value(model.output, "Download the whole output", "output.txt", f"{key}-full")
     st.caption(model.usage)
     if model.failure is not None:
         st.error("A fatal error was recorded while this call was open:")
@@ -277,11 +277,8 @@ def _render_output(model: ev.ServedContext, on_navigate: Navigate, steps: Sequen
                 st.text("not recorded" if tool.status != "did not end" else "the tool call "
                         "did not end in the recording")
             else:
-                st.code(tool.result.text, language=None, wrap_lines=True)
-                if tool.result.truncated:
-                    st.download_button("Download the whole result", data=tool.result.full,
-                                       file_name="result.txt", mime="text/plain",
-                                       key=f"{key}-result-{n}", on_click="ignore")
+                _value(tool.result, "Download the whole result", "result.txt",
+                       f"{key}-result-{n}")
             for note in tool.notes:
                 st.text(note.text)
 
