@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Callable
 
-from recorders import collector
+from lens_ui import collector
 from recorders.evidence import EvidenceIndex, build_evidence_index, recording_id
 from recorders.loading import Recording, load_recording
 from recorders.projections import PROFILES, Projection, build_projection

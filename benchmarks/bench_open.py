@@ -5,7 +5,7 @@
    bytes, ``json.loads`` with the recursion limit raised. A second baseline,
    ``json.loads`` with Python's cyclic collector paused, is the parser's own
    floor: the loader pauses the collector while it parses a large file and
-   freezes the result (``recorders/collector.py``), so this column says what
+   freezes the result (``lens_ui/collector.py``), so this column says what
    the open costs beyond the fastest stock parse.
 2. Scaling: the same open path at 1×, 5× and 20× of
    ``large-agent-300-tool-calls`` (``benchmarks/scale_recording.py``), as time

@@ -17,9 +17,9 @@ scope. For the scope at ``path`` it is:
 which is what the app needs to drill and set the slider.
 
 Built once per projection (:class:`StepPlaces`, one pass over every scope's
-steps) and once per scope viewed (:meth:`StepPlaces.for_scope`); a slider
-move only indexes into them. This module owns no state beyond that and knows
-nothing about widgets.
+steps); :meth:`StepPlaces.for_scope` builds one scope's list on each call and
+keeps nothing, so a caller that asks per slider move (the app) keeps the
+result. This module knows nothing about widgets.
 """
 
 from __future__ import annotations
@@ -68,17 +68,11 @@ def step_identity(step: RunStep) -> tuple:
 
 
 class StepPlaces:
-    """Every scope's steps, each step placed once: built once per projection.
+    """Every scope's steps, each step placed once: built once per projection,
+    then only read."""
 
-    :meth:`for_scope` keeps the last ``kept`` lists it built, so moving the
-    slider (or coming back to a scope) reuses the same list object, and with
-    it the evidence index's step map for that list.
-    """
-
-    def __init__(self, scopes: ScopeIndex, kept: int = 32) -> None:
+    def __init__(self, scopes: ScopeIndex) -> None:
         self._scopes = scopes
-        self._kept = kept
-        self._built: dict[tuple[str, ...], ScopedSteps] = {}
         entries: list[tuple[tuple, RunStep, StepPlace]] = []
         seen: set[tuple] = set()
         for path in scopes.paths():
@@ -99,12 +93,7 @@ class StepPlaces:
     def for_scope(self, path: tuple[str, ...]) -> ScopedSteps:
         """The list for the scope at ``path`` (the root for a path that is no scope)."""
         scope = self._scopes.get(path) or self._scopes.root()
-        built = self._built.get(scope.path)
-        if built is None:
-            if len(self._built) >= self._kept:
-                self._built.clear()
-            built = self._built[scope.path] = self._build(scope.path, scope.steps)
-        return built
+        return self._build(scope.path, scope.steps)
 
     def _build(self, path: tuple[str, ...], own: tuple[RunStep, ...]) -> ScopedSteps:
         own_ids = {step_identity(step) for step in own}

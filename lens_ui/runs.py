@@ -1,9 +1,15 @@
-"""Opening a run: bytes → Recording → projections, each built once and cached.
+"""Open runs for the app: :func:`lens.run.open_run` behind shared caches.
 
 Everything is keyed by the sha256 of the file's bytes, computed once per
 upload (or once per sample file) and carried in the session. The caches are
-``st.cache_resource`` (shared, never copied): a Recording of a 16 MB file is
-large, and the slider must only index into what was built.
+``st.cache_resource`` (shared, never copied): an open run of a 16 MB file is
+large, and the slider must only index into what was built. The run itself is
+``lens.run.OpenRun``; what depends on the scope on screen (its step list and
+diagram) is kept here per (digest, profile, scope), so a slider move only
+looks things up.
+
+The collector policy (``lens_ui/collector.py``) is applied here, where runs
+are kept: a large open run and its views are frozen once built.
 """
 
 from __future__ import annotations
@@ -14,15 +20,12 @@ from pathlib import Path
 
 import streamlit as st
 
-from recorders import collector
-from recorders.evidence import EvidenceIndex, build_evidence_index, recording_id
-from recorders.loading import Recording, load_recording
-from recorders.projections import PROFILES, Projection, build_projection
-from recorders.run_step import RunStep
-from lens.arrows import ArrowDiagram, build_arrow_diagram
+from recorders.projections import PROFILES, Projection
+from lens.arrows import ArrowDiagram
+from lens.run import OpenRun, ProfileViews, open_run as open_run_bytes
 from lens.scopes import ScopeIndex
-from lens.step_evidence import StepEvidence
-from lens.step_places import ScopedSteps, StepPlaces
+from lens.step_places import ScopedSteps
+from lens_ui import collector
 from lens_ui.samples import sample_catalog
 
 SAMPLE, UPLOAD = "sample", "upload"
@@ -50,40 +53,48 @@ def digest_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@dataclass
+@dataclass(frozen=True)
 class LoadedRun:
-    """An open run: its recording and evidence, and its projections on demand.
+    """The open run as the pages see it: which run was chosen, and the run.
 
-    ``evidence`` is the per-step event index behind the step detail;
-    ``evidence_index`` (issue 5) is what each model call was served, said and
-    asked for, behind the served-context, backtrack and search panels. Both are
-    built once per recording, with the parse.
+    A thin handle: every view is the shared :class:`lens.run.OpenRun`'s, and
+    what depends on the scope on screen comes from this module's caches.
     """
 
     choice: RunChoice
-    recording: Recording
-    evidence: StepEvidence
-    evidence_index: EvidenceIndex
-    recording_id: str
+    run: OpenRun
 
-    def _views(self, profile: str) -> tuple[Projection, ScopeIndex, StepPlaces]:
-        return _projected(self.choice.digest, profile, self.recording)
+    @property
+    def recording(self):
+        return self.run.recording
+
+    @property
+    def evidence_index(self):
+        return self.run.evidence
+
+    @property
+    def evidence(self):
+        return self.run.step_evidence
+
+    @property
+    def recording_id(self) -> str:
+        return self.run.run_id
 
     def projection(self, profile: str) -> Projection:
-        return self._views(profile)[0]
+        return _views(self.choice.digest, profile, self.run).projection
 
     def scopes(self, profile: str) -> ScopeIndex:
-        return self._views(profile)[1]
+        return _views(self.choice.digest, profile, self.run).scopes
 
     def diagram(self, profile: str, path: tuple[str, ...]) -> ArrowDiagram:
-        scopes = self.scopes(profile)
-        scope = scopes.get(path) or scopes.root()
-        return _diagram(self.choice.digest, profile, scope.path, scope.steps, scopes)
+        scope = self.run.scope(profile, path)
+        return _diagram(self.choice.digest, profile, scope.path, self.run)
 
     def scoped_steps(self, profile: str, path: tuple[str, ...]) -> ScopedSteps:
         """The step list evidence links reach from scope ``path``: its own steps
         first, then every other scope's (see :mod:`lens.step_places`)."""
-        return self._views(profile)[2].for_scope(tuple(path))
+        scope = self.run.scope(profile, path)
+        return _scoped_steps(self.choice.digest, profile, scope.path, self.run)
 
     def step_counts(self) -> dict[str, int]:
         """Steps at the root under each profile, for the reference switch."""
@@ -91,9 +102,8 @@ class LoadedRun:
 
 
 def open_run(choice: RunChoice, data: bytes) -> LoadedRun:
-    """Parse (or fetch from cache) and index a run. Raises RecordingError for a bad file."""
-    recording, evidence, index, name = _parsed(choice.digest, data)
-    return LoadedRun(choice, recording, evidence, index, name)
+    """Open (or fetch from cache) a run. Raises RecordingError for a bad file."""
+    return LoadedRun(choice, _opened(choice.digest, data))
 
 
 def sample_choice(name: str) -> tuple[RunChoice, bytes]:
@@ -117,30 +127,37 @@ def _sample_bytes(path: str) -> tuple[str, bytes]:
 
 
 # What these build lives as long as the cache keeps it: for a large file, out of
-# the collector's walks (recorders/collector.py), and handed back when dropped.
+# the collector's walks (lens_ui/collector.py), and handed back when dropped.
 @st.cache_resource(max_entries=4, show_spinner="Reading the recording…",
                    on_release=collector.released)
-def _parsed(digest: str, _data: bytes) -> tuple[Recording, StepEvidence, EvidenceIndex, str]:
-    recording = load_recording(_data)
-    built = (recording, StepEvidence.build(recording), build_evidence_index(recording),
-             recording_id(recording))
-    collector.keep_built(recording.source_chars)
-    return built
+def _opened(digest: str, _data: bytes) -> OpenRun:
+    return collector.open_kept(lambda: _open_with_default_views(_data),
+                               lambda run: run.recording.source_chars)
 
 
-@st.cache_resource(max_entries=8, show_spinner="Projecting the run into steps…",
-                   on_release=collector.released)
-def _projected(digest: str, profile: str,
-               _recording: Recording) -> tuple[Projection, ScopeIndex, StepPlaces]:
-    projection = build_projection(_recording, profile)
-    scopes = ScopeIndex.build(projection, projection.steps.raw_steps())
-    built = projection, scopes, StepPlaces(scopes)
-    collector.keep_built(_recording.source_chars)
-    return built
+def _open_with_default_views(data: bytes) -> OpenRun:
+    run = open_run_bytes(data)
+    run.views()  # the page shows the default profile at once
+    return run
 
+
+def _views(digest: str, profile: str, run: OpenRun) -> ProfileViews:
+    """``profile``'s views of the run, built once (and then kept out of the
+    collector's walks, as the open was)."""
+    if run.has_views(profile):
+        return run.views(profile)
+    with st.spinner("Projecting the run into steps…"):
+        views = run.views(profile)
+    collector.keep_built(run.recording.source_chars)
+    return views
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def _diagram(digest: str, profile: str, path: tuple[str, ...], _steps: tuple[RunStep, ...],
-             _scopes: ScopeIndex) -> ArrowDiagram:
-    return build_arrow_diagram(_steps, path, _scopes)
+def _scoped_steps(digest: str, profile: str, path: tuple[str, ...],
+                  _run: OpenRun) -> ScopedSteps:
+    return _run.scoped_steps(profile, path)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _diagram(digest: str, profile: str, path: tuple[str, ...], _run: OpenRun) -> ArrowDiagram:
+    return _run.diagram(profile, path)

@@ -21,9 +21,9 @@ large file, and no view reads them) is parsed, so a malformed or too-deep
 file is refused exactly as before, and dropped as soon as it is read; the
 dropped keys are listed in ``Recording.dropped_snapshot_keys``. Parsing the
 whole document and dropping afterwards would hold all of it at once: the
-peak memory of opening a file is what this saves. A large file is parsed
-with the cyclic garbage collector paused and its objects then frozen out of
-the collector's walks (``recorders/collector.py`` says why and at what price).
+peak memory of opening a file is what this saves. Parsing raises the
+recursion limit and pauses the cyclic garbage collector for its own length
+only (``recorders/deep_parse.py``): the caller's process is left as it was.
 """
 
 from __future__ import annotations
@@ -31,13 +31,12 @@ from __future__ import annotations
 import json
 import math
 import os
-import sys
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from recorders import collector
+from recorders.deep_parse import parsing
 from recorders.balance import BalanceReport, BalanceTracker
 from recorders.errors import RecordingError
 from recorders.event_types import KNOWN_BOUNDARY_TYPES, KNOWN_TYPED_TYPES
@@ -50,6 +49,7 @@ BOUNDARY_RECORDER_NAME = "BoundaryEvents"
 # Python's parser counts nesting against the recursion limit, so parsing runs
 # with at least this limit; deeper files are refused with a clear message.
 MAX_NESTING_DEPTH = 10_000
+PARSE_RECURSION_LIMIT = MAX_NESTING_DEPTH + 100
 # A gzip member may not expand beyond this: a guard against decompression bombs.
 MAX_DECOMPRESSED_BYTES = 2 * 1024**3
 
@@ -132,7 +132,7 @@ def load_recording(data: bytes | bytearray | str) -> Recording:
     """Load a recording from its bytes (plain or gzipped JSON) or its text."""
     text = _decode(data)
     chars = len(text)
-    with collector.parse_to_keep(chars):
+    with parsing(PARSE_RECURSION_LIMIT):
         document, dropped = _loads_kept(text)
         del text
         recording = interpret(document)
@@ -209,18 +209,12 @@ def _decoder() -> json.JSONDecoder:
     return json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 
 
-def _raise_recursion_limit() -> None:
-    if sys.getrecursionlimit() < MAX_NESTING_DEPTH + 100:
-        sys.setrecursionlimit(MAX_NESTING_DEPTH + 100)
-
-
 def _loads_kept(text: str) -> tuple[Any, tuple[str, ...]]:
     """Parse ``text``, dropping the unread snapshot members as they are read.
 
     Any problem at all sends the text to the plain parser, whose error
     message (or, should the two ever disagree, whose result) is the one given.
     """
-    _raise_recursion_limit()
     try:
         return _KeptParse(text).document()
     except Exception:  # noqa: BLE001 - the plain parse below names the problem
@@ -328,7 +322,11 @@ class _NotPlain(Exception):
 
 
 def _loads_deep(text: str) -> Any:
-    _raise_recursion_limit()
+    with parsing(PARSE_RECURSION_LIMIT):
+        return _loads_plain(text)
+
+
+def _loads_plain(text: str) -> Any:
     try:
         return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except json.JSONDecodeError as exc:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-import lens_ui.runs
+import lens.run
 from app_support import APP, TIMEOUT, caption, no_exception
 
 
@@ -95,7 +95,7 @@ def test_a_step_beyond_the_scope_shows_the_last_step_and_says_so(app):
 
 def test_moving_the_slider_neither_reparses_nor_reprojects(app, monkeypatch):
     calls = {"load": 0, "project": 0}
-    real_load, real_project = lens_ui.runs.load_recording, lens_ui.runs.build_projection
+    real_load, real_project = lens.run.load_recording, lens.run.build_projection
 
     def counting_load(data):
         calls["load"] += 1
@@ -105,8 +105,8 @@ def test_moving_the_slider_neither_reparses_nor_reprojects(app, monkeypatch):
         calls["project"] += 1
         return real_project(recording, profile)
 
-    monkeypatch.setattr(lens_ui.runs, "load_recording", counting_load)
-    monkeypatch.setattr(lens_ui.runs, "build_projection", counting_project)
+    monkeypatch.setattr(lens.run, "load_recording", counting_load)
+    monkeypatch.setattr(lens.run, "build_projection", counting_project)
     at = app.run()
     for value in (3, 6, 9):
         slider(at).set_value(value).run()

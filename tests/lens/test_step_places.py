@@ -76,9 +76,9 @@ def test_a_step_shown_by_several_scopes_is_listed_once_in_the_first_that_shows_i
     assert labels.count(("rev/a/call-llm#4", "user→llm")) == 1
 
 
-def test_the_list_for_a_scope_is_built_once_and_an_unknown_path_means_the_root():
+def test_the_list_for_a_scope_is_the_same_each_time_and_an_unknown_path_means_the_root():
     all_places = places(OwnLevelProjection)
-    assert all_places.for_scope(PLAN) is all_places.for_scope(PLAN)
+    assert all_places.for_scope(PLAN) == all_places.for_scope(PLAN)
     assert all_places.for_scope(("__root__", "nowhere")).path == ROOT
 
 

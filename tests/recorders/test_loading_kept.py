@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from corpus_files import case_names, read_bytes, recording_path
-from recorders import collector
+from recorders import deep_parse
 from recorders.errors import RecordingError
 from recorders.loading import (MAX_NESTING_DEPTH, UNREAD_SNAPSHOT_KEYS, interpret,
                                load_recording, parse_json)
@@ -121,69 +121,63 @@ def test_a_too_deep_dropped_member_is_refused_as_before():
         sys.setrecursionlimit(limit)
 
 
-# ── the collector ────────────────────────────────────────────────────
+# ── the process is left as it was ────────────────────────────────────
 
-def test_a_large_file_leaves_the_collector_as_it_found_it():
-    data = read_bytes(recording_path("large-agent-300-tool-calls"))
-    assert len(data) >= collector.MIN_CHARS
-    assert gc.isenabled()
-    load_recording(data)
-    assert gc.isenabled()
-    with pytest.raises(RecordingError):
-        load_recording(data[: len(data) // 2])  # large, and cut short
-    assert gc.isenabled()
+def _process_state() -> tuple:
+    return gc.isenabled(), gc.get_freeze_count(), sys.getrecursionlimit()
 
 
-def test_pauses_nest_and_the_last_one_out_restores():
-    assert gc.isenabled()
-    with collector.paused():
-        with collector.paused():
-            assert not gc.isenabled()
-        assert not gc.isenabled()
-    assert gc.isenabled()
+def test_loading_the_deepest_corpus_file_leaves_the_process_as_it_found_it():
+    data = read_bytes(recording_path("large-agent-300-tool-calls"))  # 1,213 levels deep
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1_000)  # Python's default, as a caller would have it
+    try:
+        before = _process_state()
+        load_recording(data)
+        assert _process_state() == before
+        with pytest.raises(RecordingError):
+            load_recording(data[: len(data) // 2])  # large, and cut short
+        assert _process_state() == before
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def test_a_collector_disabled_by_the_caller_stays_disabled():
     gc.disable()
     try:
-        with collector.paused():
-            pass
+        load_recording(read_bytes(recording_path("llmcall-single")))
         assert not gc.isenabled()
     finally:
         gc.enable()
 
 
-class _Node:
-    """A reference cycle, as the views over a recording may hold."""
-
-    def __init__(self) -> None:
-        self.me = self
-
-
-def _collected(obj: object) -> bool:
-    """Whether the collector's generations hold ``obj`` (frozen objects are not in them)."""
-    return any(o is obj for o in gc.get_objects())
+def test_parses_nest_and_the_last_one_out_restores():
+    limit = sys.getrecursionlimit()
+    with deep_parse.parsing(limit + 500):
+        with deep_parse.collector_paused():
+            assert not gc.isenabled()
+            assert sys.getrecursionlimit() == limit + 500
+        assert not gc.isenabled()
+    assert gc.isenabled() and sys.getrecursionlimit() == limit
 
 
-def test_views_built_over_a_large_recording_are_kept_out_of_collections():
-    views = [{"step": [n]} for n in range(100)]
-    assert _collected(views)
-    collector.keep_built(collector.MIN_CHARS)
-    assert not _collected(views)
-    small = [{"step": [n]} for n in range(100)]
-    collector.keep_built(collector.MIN_CHARS - 1)  # small inputs are left alone
-    assert _collected(small)
+def test_a_parse_in_another_thread_keeps_its_limit_until_it_ends():
+    import threading
 
+    limit = sys.getrecursionlimit()
+    inside, release = threading.Event(), threading.Event()
 
-def test_a_dropped_runs_cycles_are_freed_at_the_next_large_open():
-    import weakref
+    def long_parse() -> None:
+        with deep_parse.parsing(limit + 700):
+            inside.set()
+            release.wait(5)
 
-    kept = _Node()
-    gone = weakref.ref(kept)
-    collector.keep_built(collector.MIN_CHARS)
-    del kept
-    gc.collect()
-    assert gone() is not None  # frozen: no collection reaches it
-    collector.released()  # the cache dropped the run
-    collector.keep_built(collector.MIN_CHARS)  # the next large run opens
-    assert gone() is None
+    thread = threading.Thread(target=long_parse)
+    thread.start()
+    inside.wait(5)
+    with deep_parse.parsing(limit + 100):
+        pass  # a short parse ends while the long one is still reading
+    assert sys.getrecursionlimit() == limit + 700
+    release.set()
+    thread.join(5)
+    assert sys.getrecursionlimit() == limit and gc.isenabled()

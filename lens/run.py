@@ -1,0 +1,127 @@
+"""An open run: what a page, a command or a notebook needs, without widgets.
+
+:func:`open_run` reads a file's bytes once and builds what every view of the
+run reads on open: the validated :class:`Recording`, its evidence index (what
+each model call was served, said and asked for) and the run's id. Each
+profile's projection (lens or reference) is built the first time it is asked
+for, once, with its scopes and the table that places any step of any scope;
+a page that never shows the reference projection never pays for it.
+
+What this owns: what is built from one file, and the mapping between a
+position in a scope's step list and (scope path, index). What it does not:
+caching across sessions or files (the app's ``lens_ui/runs.py`` keeps open
+runs by digest), the garbage collector (``lens_ui/collector.py``), or widgets.
+
+Everything an :class:`OpenRun` holds is built once and then only read, so one
+open run can be shared by every session that shows it. Helpers whose result
+depends on the scope on screen (:meth:`OpenRun.scoped_steps`,
+:meth:`OpenRun.diagram`) build afresh on each call and keep nothing: a caller
+that asks often (the app, per slider move) keeps the result itself.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from recorders.evidence import EvidenceIndex, build_evidence_index, recording_id
+from recorders.loading import Recording, load_recording
+from recorders.projections import DEFAULT_PROFILE, PROFILES, Projection, build_projection
+from recorders.run_step import RunStep
+from lens.arrows import ArrowDiagram, build_arrow_diagram
+from lens.scopes import Scope, ScopeIndex
+from lens.step_evidence import StepEvidence
+from lens.step_places import ScopedSteps, StepPlace, StepPlaces
+
+__all__ = ["OpenRun", "ProfileViews", "open_run", "PROFILES", "DEFAULT_PROFILE"]
+
+
+@dataclass(frozen=True)
+class ProfileViews:
+    """One profile's projection of the run, its scopes, and where each step lives."""
+
+    projection: Projection
+    scopes: ScopeIndex
+    places: StepPlaces
+
+
+class OpenRun:
+    """A loaded recording and everything built over it; see the module doc."""
+
+    def __init__(self, recording: Recording) -> None:
+        self.recording = recording
+        self.step_evidence = StepEvidence.build(recording)
+        self.evidence: EvidenceIndex = build_evidence_index(recording)
+        self.run_id: str = recording_id(recording)
+        self._views: dict[str, ProfileViews] = {}
+        self._building = threading.Lock()
+
+    # ── per profile, built once ──────────────────────────────────────
+
+    def views(self, profile: str = DEFAULT_PROFILE) -> ProfileViews:
+        """``profile``'s projection, scopes and step places (built on first use).
+
+        Raises ``ValueError`` for a profile that is not one of :data:`PROFILES`.
+        """
+        built = self._views.get(profile)
+        if built is None:
+            with self._building:  # two sessions asking at once build it once
+                built = self._views.get(profile)
+                if built is None:
+                    built = self._views[profile] = _build_views(self.recording, profile)
+        return built
+
+    def has_views(self, profile: str) -> bool:
+        """Whether ``profile`` was built already (asking for it costs nothing then)."""
+        return profile in self._views
+
+    def projection(self, profile: str = DEFAULT_PROFILE) -> Projection:
+        return self.views(profile).projection
+
+    def scopes(self, profile: str = DEFAULT_PROFILE) -> ScopeIndex:
+        return self.views(profile).scopes
+
+    def scope(self, profile: str, path: tuple[str, ...]) -> Scope:
+        """The scope at ``path``, or the root when ``path`` names no scope."""
+        scopes = self.scopes(profile)
+        return scopes.get(path) or scopes.root()
+
+    def root_steps(self, profile: str = DEFAULT_PROFILE) -> tuple[RunStep, ...]:
+        return self.scopes(profile).root().steps
+
+    def step_count(self, profile: str = DEFAULT_PROFILE) -> int:
+        """Steps at the root under ``profile``."""
+        return len(self.root_steps(profile))
+
+    def step_counts(self) -> dict[str, int]:
+        """Steps at the root under every profile (builds each one)."""
+        return {profile: self.step_count(profile) for profile in PROFILES}
+
+    # ── per scope on screen, built on each call ─────────────────────
+
+    def scoped_steps(self, profile: str, path: tuple[str, ...]) -> ScopedSteps:
+        """The step list links reach from scope ``path``: its own steps first,
+        then every other scope's (see :mod:`lens.step_places`)."""
+        return self.views(profile).places.for_scope(tuple(path))
+
+    def place(self, profile: str, path: tuple[str, ...], position: int) -> StepPlace | None:
+        """Position ``position`` of :meth:`scoped_steps` as (scope path, index, count)."""
+        return self.scoped_steps(profile, path).place(position)
+
+    def diagram(self, profile: str, path: tuple[str, ...]) -> ArrowDiagram:
+        """The actor-arrow diagram of the scope at ``path`` (the root if none)."""
+        scopes = self.scopes(profile)
+        scope = scopes.get(path) or scopes.root()
+        return build_arrow_diagram(scope.steps, scope.path, scopes)
+
+
+def open_run(data: bytes) -> OpenRun:
+    """Load ``data`` (a recording or envelope, plain or gzipped) and build what is
+    read on open. Raises :class:`recorders.errors.RecordingError` for a bad file."""
+    return OpenRun(load_recording(data))
+
+
+def _build_views(recording: Recording, profile: str) -> ProfileViews:
+    projection = build_projection(recording, profile)
+    scopes = ScopeIndex.build(projection, projection.steps.raw_steps())
+    return ProfileViews(projection, scopes, StepPlaces(scopes))
