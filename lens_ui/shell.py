@@ -4,7 +4,11 @@ position survive moving between pages."""
 
 from __future__ import annotations
 
+import sys
+
 import streamlit as st
+
+from recorders.loading import PARSE_RECURSION_LIMIT
 
 from lens_ui import session
 from lens_ui.run_picker import run_picker
@@ -12,6 +16,10 @@ from lens_ui.runs import LoadedRun
 
 
 def open_page(title: str) -> LoadedRun | None:
+    # App policy, not the library's: a recording's values may nest as deep as
+    # the loader reads them, and the pages serialise them whole (st.json).
+    if sys.getrecursionlimit() < PARSE_RECURSION_LIMIT:
+        sys.setrecursionlimit(PARSE_RECURSION_LIMIT)
     # No page_icon: a Material-symbol favicon is fetched from a font CDN, and
     # nothing on this page may make a request beyond the Lens server.
     st.set_page_config(page_title=f"{title} · Lens", layout="wide")
