@@ -1,0 +1,61 @@
+"""``footprint-lens``: Lens for terminals and CI.
+
+Subcommands:
+
+- ``info``, ``steps``, ``route``: one recording, exactly as ``python -m recorders``
+  prints them (:mod:`recorders.cli`).
+
+Each further command registers itself in :data:`COMMANDS` with a function
+that adds its arguments and one that runs it. Output is JSON on stdout unless
+a command says otherwise; bad input exits with status 2 and one line on
+stderr naming the file and the problem, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from recorders import cli as recorder_cli
+
+PROG = "footprint-lens"
+
+
+@dataclass(frozen=True)
+class Command:
+    """One subcommand: how it reads its arguments, and what it does."""
+
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], Any]  # JSON-able output, or an exit status
+
+
+COMMANDS: list[Command] = []
+
+
+def parser() -> argparse.ArgumentParser:
+    top = recorder_cli.ArgumentParser(
+        prog=PROG, description="Lens: scrub, compare and index recordings of agentfootprint runs.")
+    commands = top.add_subparsers(dest="command", required=True)
+    recorder_cli.add_commands(commands)
+    for command in COMMANDS:
+        command.add_arguments(commands.add_parser(command.name, help=command.help))
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    def work() -> Any:
+        args = parser().parse_args(argv)
+        if args.command in recorder_cli.COMMANDS:
+            return recorder_cli.run_command(args)
+        return next(c for c in COMMANDS if c.name == args.command).run(args)
+
+    return recorder_cli.guarded(work)
+
+
+def entry_point() -> None:
+    """The console script."""
+    sys.exit(main())

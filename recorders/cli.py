@@ -1,0 +1,156 @@
+"""The recorders' commands: ``info``, ``steps`` and ``route`` over one file.
+
+``python -m recorders`` runs exactly these; ``footprint-lens`` (``lens/cli.py``)
+offers them beside its own. JSON goes to stdout in the reference wire format.
+Bad input exits with status 2 and one line on stderr naming the problem;
+never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Callable, Sequence
+
+from recorders.errors import RecordingError
+from recorders.loading import Recording, load_path
+from recorders.projections import DEFAULT_PROFILE, PROFILES, build_projection
+
+EXIT_BAD_INPUT = 2
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse that reports usage errors in one line with status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{self.prog}: {message}")
+
+
+class UsageError(Exception):
+    """A command line that asks for something impossible; one line, status 2."""
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add ``steps``, ``route`` and ``info`` to a parser's subcommands."""
+    steps = commands.add_parser("steps", help="RunSteps as {rootKind, steps}")
+    steps.add_argument("file")
+    steps.add_argument("--drill", default=None,
+                       help="subflow path to scope to, e.g. __root__/a/b")
+    steps.add_argument("--raw", action="store_true",
+                       help="every stored step, before the leaf/composition filter")
+    steps.add_argument("--per-event", action="store_true",
+                       help="ingest one boundary event at a time (no fork coalescing)")
+    steps.add_argument("--profile", choices=PROFILES, default=DEFAULT_PROFILE)
+
+    route = commands.add_parser("route", help="skill route as {path, hops, rejections, trips}")
+    route.add_argument("file")
+    route.add_argument("--profile", choices=PROFILES, default=DEFAULT_PROFILE)
+
+    info = commands.add_parser("info", help="what the loader found in the file")
+    info.add_argument("file")
+
+
+COMMANDS = ("steps", "route", "info")
+
+
+def run_command(args: argparse.Namespace) -> Any:
+    """The JSON output of one of :data:`COMMANDS` (raises RecordingError, UsageError)."""
+    recording = load_path(args.file)
+    if args.command == "steps":
+        return _steps(recording, args)
+    if args.command == "route":
+        return _route(recording, args.profile)
+    return info_report(recording)
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "python -m recorders") -> int:
+    parser = ArgumentParser(prog=prog, description="Project an agentfootprint recording.")
+    add_commands(parser.add_subparsers(dest="command", required=True))
+    return guarded(lambda: run_command(parser.parse_args(argv)))
+
+
+def guarded(work: Callable[[], Any]) -> int:
+    """Run a command and print its JSON; bad input is one line on stderr and
+    status 2, never a traceback. A command that prints its own output returns
+    an int, which becomes the exit status."""
+    try:
+        output = work()
+    except (RecordingError, UsageError) as exc:
+        print(one_line(str(exc)), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except RecursionError:
+        print("the recording is nested too deeply to process", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if isinstance(output, int) and not isinstance(output, bool):
+        return output
+    write_json(output)
+    return 0
+
+
+def write_json(output: Any) -> None:
+    """``output`` as indented JSON on stdout; a reader that went away is no error."""
+    try:
+        json.dump(output, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader (e.g. `head`) went away; that is not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _steps(recording: Recording, args: argparse.Namespace) -> dict[str, Any]:
+    if args.per_event and args.profile != "reference":
+        raise UsageError("--per-event replays the reference recorder; add --profile reference")
+    projection = build_projection(recording, args.profile, per_event=args.per_event)
+    if args.raw:
+        steps = projection.steps.raw_steps()
+    else:
+        drill = [s for s in args.drill.split("/") if s] if args.drill else None
+        steps = projection.get_steps(drill)
+    output: dict[str, Any] = {"rootKind": projection.root_kind,
+                              "steps": [s.to_wire() for s in steps]}
+    if projection.notes:
+        output["notes"] = list(projection.notes)
+    return output
+
+
+def _route(recording: Recording, profile: str) -> dict[str, Any]:
+    projection = build_projection(recording, profile)
+    output = projection.route.to_wire()
+    if projection.notes:
+        output["notes"] = list(projection.notes)
+    return output
+
+
+def info_report(recording: Recording) -> dict[str, Any]:
+    """What the loader found, for people and scripts alike."""
+    producer = recording.producer or {}
+    return {
+        "sourceKind": recording.source_kind,
+        "format": recording.envelope_format,
+        "producer": {
+            "agentfootprintVersion": producer.get("agentfootprintVersion"),
+            "footprintjsVersion": producer.get("footprintjsVersion"),
+        },
+        "run": recording.run_info,
+        "typedEvents": len(recording.typed_events),
+        "typedEventsByType": recording.typed_counts,
+        "boundaryEvents": len(recording.boundary_events),
+        "boundaryEventsByType": recording.boundary_counts,
+        "boundaryMode": recording.boundary_mode,
+        "typedRunIds": recording.typed_run_ids,
+        "engineRunId": recording.snapshot_run_id,
+        "complete": recording.complete,
+        "lean": recording.is_lean,
+        "droppedEvents": recording.dropped_events,
+        "unknownTypes": {**recording.unknown_typed_types, **recording.unknown_boundary_types},
+        "structurePresent": recording.structure is not None,
+        "gaps": [{"code": g.code, "message": g.message} for g in recording.gaps],
+    }
+
+
+def one_line(message: str) -> str:
+    return " ".join(message.split()) or "the recording could not be read"
