@@ -29,7 +29,7 @@ from hypothesis import event as _hypothesis_event
 from hypothesis.control import currently_in_test_context
 
 from corpus_files import read_bytes, recording_path
-from recorders.__main__ import main as cli_main
+from recorders.cli import main as cli_main
 from recorders.balance import analyse_balance
 from recorders.errors import RecordingError
 from recorders.loading import Recording, load_recording

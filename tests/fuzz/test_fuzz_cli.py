@@ -1,6 +1,6 @@
 """Fuzz ``python -m recorders``: JSON and status 0, or status 2 and one stderr line.
 
-Most cases call ``recorders.__main__.main(argv)`` in-process (fast); a
+Most cases call ``recorders.cli.main(argv)`` in-process (fast); a
 handful run the real module in a subprocess to prove no traceback reaches
 the terminal when the interpreter itself is involved (deep nesting, bad
 bytes, missing files).

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from corpus_files import case_names, load_expected, recording_path
-from recorders.__main__ import info_report
+from recorders.cli import info_report
 from recorders.loading import load_path, load_recording
 
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from corpus_files import load_expected, recording_path
-from recorders.__main__ import main
+from recorders.cli import main
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
