@@ -1,4 +1,4 @@
-"""Issue 5 in the run view: the evidence panels wired to the slider.
+"""The evidence panels wired to the slider: links that move it, and the tabs.
 
 ``lens_ui/evidence_panel.py`` draws the served context, the backtrack chain
 and the search, linking to positions in a step list it is given. Here that
@@ -54,8 +54,8 @@ class EvidenceLinks:
         self.run = run
         self.profile = profile
         self.scoped: ScopedSteps = run.scoped_steps(profile, path)
-        self.index: EvidenceIndex = run.evidence_index
-        self.step_map: StepMap = self.index.step_map(self.scoped.steps)
+        self.index: EvidenceIndex = run.evidence
+        self.step_map: StepMap = run.step_map(profile, path)
 
     @property
     def steps(self) -> tuple[RunStep, ...]:

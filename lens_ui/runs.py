@@ -4,9 +4,9 @@ Everything is keyed by the sha256 of the file's bytes, computed once per
 upload (or once per sample file) and carried in the session. The caches are
 ``st.cache_resource`` (shared, never copied): an open run of a 16 MB file is
 large, and the slider must only index into what was built. The run itself is
-``lens.run.OpenRun``; what depends on the scope on screen (its step list and
-diagram) is kept here per (digest, profile, scope), so a slider move only
-looks things up.
+``lens.run.OpenRun``; what depends on the scope on screen (its step list, the
+map of model calls onto it, and its diagram) is kept here per (digest,
+profile, scope), so a slider move only looks things up.
 
 The collector policy (``lens_ui/collector.py``) is applied here, where runs
 are kept: a large open run and its views are frozen once built.
@@ -20,6 +20,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from recorders.evidence import EvidenceIndex, StepMap
+from recorders.loading import Recording
 from recorders.projections import PROFILES, Projection
 from lens.arrows import ArrowDiagram
 from lens.run import OpenRun, ProfileViews, open_run as open_run_bytes
@@ -65,16 +67,12 @@ class LoadedRun:
     run: OpenRun
 
     @property
-    def recording(self):
+    def recording(self) -> Recording:
         return self.run.recording
 
     @property
-    def evidence_index(self):
+    def evidence(self) -> EvidenceIndex:
         return self.run.evidence
-
-    @property
-    def evidence(self):
-        return self.run.step_evidence
 
     @property
     def recording_id(self) -> str:
@@ -95,6 +93,11 @@ class LoadedRun:
         first, then every other scope's (see :mod:`lens.step_places`)."""
         scope = self.run.scope(profile, path)
         return _scoped_steps(self.choice.digest, profile, scope.path, self.run)
+
+    def step_map(self, profile: str, path: tuple[str, ...]) -> StepMap:
+        """Where each model and tool call sits in :meth:`scoped_steps` of ``path``."""
+        scope = self.run.scope(profile, path)
+        return _step_map(self.choice.digest, profile, scope.path, self.run)
 
     def step_counts(self) -> dict[str, int]:
         """Steps at the root under each profile, for the reference switch."""
@@ -156,6 +159,11 @@ def _views(digest: str, profile: str, run: OpenRun) -> ProfileViews:
 def _scoped_steps(digest: str, profile: str, path: tuple[str, ...],
                   _run: OpenRun) -> ScopedSteps:
     return _run.scoped_steps(profile, path)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _step_map(digest: str, profile: str, path: tuple[str, ...], _run: OpenRun) -> StepMap:
+    return StepMap(_run.evidence, _scoped_steps(digest, profile, path, _run).steps)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
