@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 
 from evidence_events import (agent_run, composed, event, inject, llm_end, llm_start,
                              tool_end, tool_start, turn_start)
 from recorders.evidence import (MESSAGES, SOURCE_BOUNDARY, SOURCE_NONE, SYSTEM_PROMPT, TOOLS,
-                                StepMap, build_from_events)
+                                StepMap, build_from_events, usage_tokens)
 from recorders.run_step import Anchor, RunStep
 
 
@@ -312,3 +314,25 @@ def test_when_steps_hide_model_calls_the_nearest_earlier_step_is_offered():
     assert smap.steps_for_call(0) == ()
     assert smap.nearest_step(0) == 0
     assert smap.call_at(1) == (0, False)
+
+
+@pytest.mark.parametrize("usage, tokens", [
+    ({"input": 40, "output": 7}, (40, 7)),
+    ({"inputTokens": 40, "outputTokens": 7}, (40, 7)),
+    ({"input_tokens": 40, "output_tokens": 7}, (40, 7)),
+    ({"promptTokens": 40, "completionTokens": 7}, (40, 7)),
+    ({"prompt_tokens": 40, "completion_tokens": 7}, (40, 7)),
+    ({"input": True, "inputTokens": 3}, (3, None)),   # a boolean is not a count
+    ({"output": "7"}, (None, None)),                  # nor is a string
+    (None, (None, None)),
+    ([40, 7], (None, None)),
+])
+def test_token_usage_is_read_in_every_spelling_providers_use(usage, tokens):
+    assert usage_tokens(usage) == tokens
+
+
+def test_a_call_reports_the_tokens_of_its_usage_whatever_the_spelling():
+    end = llm_end("c#1", "ok", ts=2)
+    end["payload"]["usage"] = {"prompt_tokens": 12, "completion_tokens": 3}
+    events = [llm_start("c#1", ts=1), end]
+    assert build_from_events(events).calls[0].tokens == (12, 3)
