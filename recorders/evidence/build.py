@@ -32,6 +32,7 @@ them (an ``llm_end`` completes its ``llm_start``'s call).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
 from recorders.evidence.records import (
@@ -53,7 +54,7 @@ from recorders.evidence.records import (
     ToolCall,
     Turn,
 )
-from recorders.evidence.stages import StageEventsBuilder
+from recorders.evidence.stages import StageEvents, stage_events
 from recorders.loading import Recording
 from recorders.values import (
     describe,
@@ -88,6 +89,9 @@ _SEARCH_KIND_OF_SLOT = {SYSTEM_PROMPT: "system prompt", TOOLS: "tool offered"}
 _NOTED_FAMILIES = ("skill.", "tools.", "permission.", "validation.", "reliability.",
                    "resilience.", "memory.")
 
+# Stands in until the stage positions are read (build_from_events adds them).
+_NO_STAGES = StageEvents([], [])
+
 # Lines of a structured value written into its search text at the most.
 _SEARCH_LINES = 10_000
 
@@ -119,7 +123,7 @@ def build_from_events(typed_events: Iterable[Any], boundary_events: Iterable[Any
     """Build the index from event lists as a file holds them (anything may be malformed)."""
     typed = typed_events if isinstance(typed_events, list) else list(typed_events)
     boundary = boundary_events if isinstance(boundary_events, list) else list(boundary_events)
-    builder = _Builder(StageEventsBuilder(boundary, typed))
+    builder = _Builder()
     boundary_llm = builder.scan_boundary(boundary)
     use_typed = has_typed_stream and any(
         isinstance(e, dict) and e.get("type") == _PREFIX + "stream.llm_start" for e in typed)
@@ -129,13 +133,17 @@ def build_from_events(typed_events: Iterable[Any], boundary_events: Iterable[Any
         source = SOURCE_BOUNDARY
     else:
         source = SOURCE_NONE  # prompts and errors may still be in the typed stream
-    for position, event in enumerate(typed):
-        builder.feed_typed(position, event, dispatch=source != SOURCE_BOUNDARY)
     if source == SOURCE_BOUNDARY:
         for position, event in enumerate(boundary):
             builder.feed_boundary_as_typed(position, event)
-    return builder.finish(source, boundary_llm, lean=lean, has_typed_stream=has_typed_stream,
-                          complete=complete, has_boundary=bool(boundary))
+    else:
+        for position, event in enumerate(typed):
+            builder.feed_typed(position, event)
+    index = builder.finish(source, boundary_llm, lean=lean, has_typed_stream=has_typed_stream,
+                           complete=complete, has_boundary=bool(boundary))
+    # The typed events the steps can cite are those of the run they show.
+    return replace(index, stages=stage_events(boundary, typed, index.shown_run,
+                                              several_runs=index.shown_run is not None))
 
 
 def _fill(record: Any, **fields: Any) -> None:
@@ -202,8 +210,7 @@ def _tool_call_id(value: Any) -> str | None:
 class _Builder:
     """The one forward pass. Each handler does O(1) work per event."""
 
-    def __init__(self, stages: StageEventsBuilder) -> None:
-        self.stages = stages
+    def __init__(self) -> None:
         self.calls: list[ModelCall] = []
         self.tools: list[ToolCall] = []
         self.turns: list[Turn] = []
@@ -228,11 +235,9 @@ class _Builder:
     # ── boundary pass (cross-references and stage positions) ──
     def scan_boundary(self, boundary: list) -> set[tuple[str, float]]:
         seen: set[tuple[str, float]] = set()
-        stages = self.stages
-        for position, event in enumerate(boundary):
+        for event in boundary:
             if not isinstance(event, dict):
                 continue
-            stages.add_boundary(position, event)
             kind = event.get("type")
             if kind == "llm.start":
                 rid, ts = event.get("runtimeStageId"), event.get("ts")
@@ -249,21 +254,17 @@ class _Builder:
         return seen
 
     # ── typed events ──
-    def feed_typed(self, position: int, event: Any, dispatch: bool = True) -> None:
+    def feed_typed(self, position: int, event: Any) -> None:
         if not isinstance(event, dict):
-            if dispatch:
-                self.anomalies.append(f"events[{position}]: not an object; skipped")
-            return
-        meta = event.get("meta")
-        if not isinstance(meta, dict):
-            meta = {}
-        self.stages.add_typed(position, _run_id_of(meta), meta)
-        if not dispatch:
+            self.anomalies.append(f"events[{position}]: not an object; skipped")
             return
         kind = event.get("type")
         if not isinstance(kind, str):
             self.anomalies.append(f"events[{position}]: no type; skipped")
             return
+        meta = event.get("meta")
+        if not isinstance(meta, dict):
+            meta = {}
         self._dispatch(position, kind, event.get("payload"), meta)
 
     def feed_boundary_as_typed(self, position: int, event: Any) -> None:
@@ -383,7 +384,7 @@ class _Builder:
                       recency=str_or_none(p.get("asRecency")),
                       event_index=position, ts=number_or_none(meta.get("wallClockMs")),
                       missing=tuple(missing))
-        self._link_piece(piece, key, state)
+        piece = self._linked(piece, key, state)
         pending = state.pending.get(slot)
         if pending is None or pending.closed:
             pending = state.pending[slot] = _PendingSlot(slot)
@@ -391,27 +392,27 @@ class _Builder:
         if piece.content_hash is not None:
             self.pieces_by_hash[(key, piece.content_hash)] = piece
 
-    def _link_piece(self, piece: Piece, key: ScopeKey, state: _ScopeState) -> None:
+    def _linked(self, piece: Piece, key: ScopeKey, state: _ScopeState) -> Piece:
+        """``piece`` with its provenance: the tool call whose result it is, the
+        call that wrote it, or the prompt or earlier output it repeats."""
         if piece.slot != MESSAGES:
-            return
+            return piece
         if piece.is_tool_result and piece.source_id is not None:
             tool = self.tools_by_scope_id.get((key, piece.source_id))
             if tool is None:
                 tool = self.tools_by_run_id.get((key[0], piece.source_id))
-            if tool is not None:
-                _fill(piece, tool_call=tool.id)
-            return
+            return piece if tool is None else piece._replace(tool_call=tool.id)
         if piece.content is None or piece.content_is_summary:
-            return
+            return piece
         if piece.role == "assistant" or piece.source == "assistant":
-            _fill(piece, written_by=state.outputs.get(piece.content))
-        elif piece.role == "user" or piece.source == "user":
+            return piece._replace(written_by=state.outputs.get(piece.content))
+        if piece.role == "user" or piece.source == "user":
             prompt = self.prompts_by_scope.get(key)
             if prompt is not None and prompt == piece.content:
-                _fill(piece, from_user_prompt=True)
-            else:
-                _fill(piece, matches_output_of=self.outputs_by_run.get(key[0], {})
-                      .get(piece.content))
+                return piece._replace(from_user_prompt=True)
+            return piece._replace(matches_output_of=self.outputs_by_run.get(key[0], {})
+                                  .get(piece.content))
+        return piece
 
     def on_slot_composed(self, position: int, p: dict, meta: dict) -> None:
         key = self._scope_key(meta, _CONTEXT_SEGMENTS)
@@ -755,8 +756,7 @@ class _Builder:
             source=source, calls=tuple(self.calls), tool_calls=tuple(self.tools),
             turns=tuple(self.turns), search_entries=tuple(self.entries),
             notices=tuple(notices), anomalies=tuple(self.anomalies), run_ids=run_ids,
-            lean=lean, stages=self.stages.finish(shown_run, several_runs),
-            shown_run=shown_run,
+            lean=lean, stages=_NO_STAGES, shown_run=shown_run,
             calls_by_stage={rid: tuple(ids) for rid, ids in self.calls_by_stage.items()},
             tools_by_stage={rid: tuple(ids) for rid, ids in tools_by_stage.items()})
 

@@ -20,7 +20,7 @@ started.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from recorders.evidence.stages import StageEvents
 from recorders.values import number_or_none
@@ -67,14 +67,17 @@ def tool_name_of(content: str | None) -> str | None:
     return name if sep else content
 
 
-@dataclass(frozen=True, slots=True)
-class Piece:
+class Piece(NamedTuple):
     """One injected piece of a slot, as the model was served it, with provenance.
 
     ``content`` is the full text (``rawContent``) when recorded; when only the
     recorder's summary exists it holds that and ``content_is_summary`` is True.
     Links (``tool_call``, ``written_by``, ``matches_output_of``) are ids into
     the index, resolved when the piece was read.
+
+    A named tuple rather than a frozen dataclass, like ``RunStep``: a long run
+    builds one per injection, and a named tuple is built several times faster.
+    Read it by field name.
     """
 
     slot: str

@@ -7,9 +7,9 @@ this id" by position, in O(1), for both streams: the boundary log, and the
 typed stream restricted to the run the boundary log covers (the last run,
 when the typed stream holds several).
 
-It is filled by :mod:`recorders.evidence.build` in the same passes that build
-the rest of the index (``add_boundary`` / ``add_typed`` per event, then
-``finish``); after that it is only read.
+:func:`stage_events` builds it in one tight pass over each stream, when
+:mod:`recorders.evidence.build` builds the rest of the index; after that it
+is only read.
 """
 
 from __future__ import annotations
@@ -44,64 +44,54 @@ class StageEvents:
         return [e for e in events if kind is None or e.get("type") == kind]
 
 
-class StageEventsBuilder:
-    """Collects :class:`StageEvents` one event at a time."""
-
-    def __init__(self, boundary_events: list, typed_events: list) -> None:
-        self._boundary_events = boundary_events
-        self._typed_events = typed_events
-        self._boundary_at: dict[str, list[int]] = {}
-        self._boundary_first_ts: dict[str, float] = {}
-        # runtimeStageId -> [(runId, position, wall-clock ms)]; the run is chosen at the end.
-        self._typed_at: dict[str, list[tuple[Any, int, float | None]]] = {}
-        self._run_started_ms: float | None = None
-        self._run_ended_ms: float | None = None
-
-    def add_boundary(self, position: int, event: dict) -> None:
+def stage_events(boundary_events: list, typed_events: list, shown_run: Any, *,
+                 several_runs: bool) -> StageEvents:
+    """Index both streams by ``runtimeStageId``, one tight pass each; with
+    ``several_runs``, keep the typed events of ``shown_run`` only."""
+    boundary_at: dict[str, list[int]] = {}
+    first_ts: dict[str, float] = {}
+    started = ended = None
+    for position, event in enumerate(boundary_events):
+        if not isinstance(event, dict):
+            continue
         rid = event.get("runtimeStageId")
         if not isinstance(rid, str):
-            return
-        positions = self._boundary_at.get(rid)
+            continue
+        positions = boundary_at.get(rid)
         if positions is None:
-            self._boundary_at[rid] = [position]
+            boundary_at[rid] = [position]
         else:
             positions.append(position)
         ts = number_or_none(event.get("ts"))
         if ts is None:
-            return
-        self._boundary_first_ts.setdefault(rid, ts)
+            continue
+        if rid not in first_ts:
+            first_ts[rid] = ts
         kind = event.get("type")
-        if kind == "run.entry" and self._run_started_ms is None:
-            self._run_started_ms = ts
+        if kind == "run.entry":
+            if started is None:
+                started = ts
         elif kind == "run.exit":
-            self._run_ended_ms = ts
-
-    def add_typed(self, position: int, run_id: Any, meta: dict) -> None:
+            ended = ts
+    typed_at: dict[str, list[int]] = {}
+    for position, event in enumerate(typed_events):
+        meta = event.get("meta") if isinstance(event, dict) else None
+        if not isinstance(meta, dict):
+            continue
         rid = meta.get("runtimeStageId")
-        if not isinstance(rid, str):
-            return
-        entry = (run_id, position, number_or_none(meta.get("wallClockMs")))
-        positions = self._typed_at.get(rid)
+        if not isinstance(rid, str) or (several_runs and meta.get("runId") != shown_run):
+            continue
+        positions = typed_at.get(rid)
         if positions is None:
-            self._typed_at[rid] = [entry]
+            typed_at[rid] = [position]
         else:
-            positions.append(entry)
-
-    def finish(self, shown_run: Any, several_runs: bool) -> StageEvents:
-        """The finished index; with ``several_runs``, typed events of ``shown_run`` only."""
-        typed_at: dict[str, tuple[int, ...]] = {}
-        first_ts = dict(self._boundary_first_ts)
-        for rid, entries in self._typed_at.items():
-            kept = [e for e in entries if not several_runs or e[0] == shown_run]
-            if not kept:
-                continue
-            typed_at[rid] = tuple(position for _, position, _ in kept)
-            if rid not in first_ts:
-                ts = next((ts for _, _, ts in kept if ts is not None), None)
-                if ts is not None:
-                    first_ts[rid] = ts
-        return StageEvents(
-            self._boundary_events, self._typed_events,
-            boundary_at={rid: tuple(p) for rid, p in self._boundary_at.items()},
-            typed_at=typed_at, first_ts=first_ts,
-            run_started_ms=self._run_started_ms, run_ended_ms=self._run_ended_ms)
+            positions.append(position)
+        if rid not in first_ts:
+            ts = number_or_none(meta.get("wallClockMs"))
+            if ts is not None:
+                first_ts[rid] = ts
+    return StageEvents(
+        boundary_events, typed_events,
+        boundary_at={rid: tuple(p) for rid, p in boundary_at.items()},
+        typed_at={rid: tuple(p) for rid, p in typed_at.items()},
+        first_ts=first_ts, run_started_ms=started, run_ended_ms=ended)
