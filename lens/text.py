@@ -121,10 +121,6 @@ class DisplayText:
     def hidden_chars(self) -> int:
         return len(self.full) - self.shown_chars
 
-    @property
-    def size_note(self) -> str:
-        return f"{self.length:,} characters" + (", clipped on screen" if self.truncated else "")
-
 
 def display_text(value: Any, limit: int = CLIP_LIMIT) -> DisplayText:
     """``value`` as text (:func:`value_text`), clipped to ``limit`` characters for the screen."""

@@ -120,7 +120,7 @@ def backtrack_tab(run: LoadedRun, profile: str, path: tuple[str, ...], position:
     if profile != DEFAULT_PROFILE:
         st.caption(REFERENCE_NOTE)
     render_backtrack(index, lambda target: links.go(target, show_steps_tab), steps=links.steps,
-                     step_map=links.step_map, recording_id=run.recording_id, profile=profile,
+                     step_map=links.step_map, recording_id=run.run_id, profile=profile,
                      key=BACKTRACK_KEY, step_label=links.label,
                      report_places=links.report_place)
     chosen = st.session_state.get(BACKTRACK_TARGET)

@@ -75,7 +75,7 @@ class LoadedRun:
         return self.run.evidence
 
     @property
-    def recording_id(self) -> str:
+    def run_id(self) -> str:
         return self.run.run_id
 
     def projection(self, profile: str) -> Projection:

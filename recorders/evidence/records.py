@@ -314,12 +314,6 @@ class EvidenceIndex:
     tools_by_stage: Mapping[str, tuple[int, ...]] = field(default_factory=dict, repr=False)
 
     # ── look-ups ──
-    def call(self, call_id: int) -> ModelCall:
-        return self.calls[call_id]
-
-    def tool(self, tool_id: int) -> ToolCall:
-        return self.tool_calls[tool_id]
-
     def calls_for_runtime_stage(self, runtime_stage_id: str) -> tuple[int, ...]:
         return self.calls_by_stage.get(runtime_stage_id, ())
 

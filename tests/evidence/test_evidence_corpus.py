@@ -91,7 +91,7 @@ def test_every_call_has_a_served_context_and_a_backtrack(case):
     assert chain.links and chain.links[0].kind == "output"
 
 
-# ── issue 5 proof: the refund that failed ────────────────────────────
+# ── the refund that failed ────────────────────────────
 
 def test_the_final_answer_backtracks_to_the_failing_refund_and_the_escalation():
     case = "agent-refund-multi-tools-error"
@@ -169,7 +169,7 @@ def test_the_failing_result_is_marked_in_the_served_context_of_the_next_call():
     assert errors[0].provenance.startswith("ERROR result of tool call c4 (issue_refund)")
 
 
-# ── issue 5 proof: the served tools follow the skill ─────────────────
+# ── the served tools follow the skill ─────────────────
 
 def test_the_served_tools_change_with_the_skill_and_the_delta_shows_it():
     recording, index = loaded("skillgraph-route-hops-envelope")
@@ -212,7 +212,7 @@ def test_the_served_context_panel_marks_the_newly_unlocked_tool():
     assert added[0].content.full.startswith("resolve_volume:")
 
 
-# ── issue 5 proof: the 50,000-character line ─────────────────────────
+# ── the 50,000-character line ─────────────────────────
 
 def test_search_finds_the_long_line_and_shows_it_truncated_with_the_full_value_at_hand():
     case = "hostile-strings-agent"
@@ -244,7 +244,7 @@ def test_hostile_controls_are_visible_in_search_snippets():
     assert "\u202e" in hit.full_value
 
 
-# ── issue 5 proof: lean recordings ───────────────────────────────────
+# ── lean recordings ───────────────────────────────────
 
 @pytest.mark.parametrize("case", ["lean-agent-two-tools", "large-agent-300-tool-calls"])
 def test_lean_files_drop_boundary_payloads_but_keep_the_typed_stream_whole(case):
