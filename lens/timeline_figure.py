@@ -6,13 +6,18 @@ ended are hatched. The current step's calls are outlined. Every bar carries
 ``[kind, record id]`` as its custom data, which is what a click reports.
 
 Built from :class:`lens.timeline.Timeline` in a handful of traces whatever the
-run's size (a 20× run has thousands of bars): one per colour, plus one for the
-outlined bars, so drawing stays linear and cheap. All recording text goes
-through :func:`lens.text.plot_text`.
+run's size: one per colour, plus one for the outlined bars. A screen is about
+a thousand pixels wide, so a run with thousands of calls (a 20× run has nine
+thousand) draws the calls of one kind on one row that start within the same
+:data:`MERGE_FRACTION` of the run's length as one bar, whose hover says how
+many calls it holds and whose click goes to the first of them; the outlined
+current calls are always drawn one by one. All recording text goes through
+:func:`lens.text.plot_text`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable
 
 import plotly.graph_objects as go
@@ -30,6 +35,8 @@ _MIN_WIDTH = 0.004    # of the run's length: an instant call stays visible
 _TITLE_CHARS = 40
 _LABEL_CHARS = 60
 ROW_PX = 46
+MERGE_ABOVE = 800        # spans drawn one by one up to this many
+MERGE_FRACTION = 1 / 800  # about two pixels of a laptop-wide chart
 
 
 def timeline_figure(timeline: Timeline, current: Iterable[tuple[str, int]] = ()) -> go.Figure:
@@ -41,12 +48,15 @@ def timeline_figure(timeline: Timeline, current: Iterable[tuple[str, int]] = ())
     groups: dict[tuple[str, bool], list[Span]] = {}
     for span in timeline.spans:
         groups.setdefault((span.kind, span.failed), []).append(span)
-    traces = [_bars(spans, least, offsets, _colour(kind, failed), _name(kind, failed))
+    bucket = horizon * MERGE_FRACTION if len(timeline.spans) > MERGE_ABOVE else None
+    traces = [_bars(_merged(spans, bucket), least, offsets, _colour(kind, failed),
+                    _name(kind, failed))
               for (kind, failed), spans in sorted(groups.items())]
     wanted = set(current)
     lit = [s for s in timeline.spans if (s.kind, s.record_id) in wanted]
     if lit:
-        traces.append(_bars(lit, least, offsets, "rgba(0,0,0,0)", "this step", outline=True))
+        traces.append(_bars(_merged(lit, None), least, offsets, "rgba(0,0,0,0)", "this step",
+                            outline=True))
     rows = max(len(timeline.lanes), 1)
     layout = dict(
         barmode="overlay",
@@ -68,32 +78,64 @@ def timeline_figure(timeline: Timeline, current: Iterable[tuple[str, int]] = ())
     return go.Figure(data=traces, layout=layout)
 
 
-def _bars(spans: list[Span], least: float, offsets: dict[str, float], colour: str, name: str,
+@dataclass(frozen=True)
+class _Bar:
+    """One drawn bar: a span, or several close spans of one kind on one row."""
+
+    first: Span
+    end_ms: float
+    count: int
+
+    @property
+    def duration_ms(self) -> float:
+        return self.end_ms - self.first.start_ms
+
+
+def _merged(spans: list[Span], bucket: float | None) -> list[_Bar]:
+    """Spans as bars; with a ``bucket`` width, the spans of one row whose starts
+    fall in the same bucket of time are one bar (so at most one bar per bucket)."""
+    if bucket is None or bucket <= 0:
+        return [_Bar(s, s.end_ms, 1) for s in spans]
+    bars: dict[tuple[int, int, bool], _Bar] = {}
+    for span in spans:
+        key = (span.lane, int(span.start_ms // bucket), span.open)
+        bar = bars.get(key)
+        bars[key] = (_Bar(span, span.end_ms, 1) if bar is None
+                     else _Bar(bar.first, max(bar.end_ms, span.end_ms), bar.count + 1))
+    return list(bars.values())
+
+
+def _bars(bars: list, least: float, offsets: dict[str, float], colour: str, name: str,
           outline: bool = False) -> go.Bar:
     return go.Bar(
         orientation="h",
         name=name,
-        y=[s.lane + offsets[s.kind] for s in spans],
-        base=[s.start_ms for s in spans],
-        x=[max(s.duration_ms, least) for s in spans],
+        y=[b.first.lane + offsets[b.first.kind] for b in bars],
+        base=[b.first.start_ms for b in bars],
+        x=[max(b.duration_ms, least) for b in bars],
         width=_BAR,
-        customdata=[[s.kind, s.record_id] for s in spans],
-        hovertext=[_hover(s) for s in spans],
+        customdata=[[b.first.kind, b.first.record_id] for b in bars],
+        hovertext=[_hover(b) for b in bars],
         hoverinfo="text",
         marker=dict(color=colour,
                     line=dict(color=CURRENT_OUTLINE if outline else colour,
                               width=3 if outline else 0),
-                    pattern=dict(shape=["/" if s.open else "" for s in spans])),
+                    pattern=dict(shape=["/" if b.first.open else "" for b in bars])),
         showlegend=True,
     )
 
 
-def _hover(span: Span) -> str:
+def _hover(bar: _Bar) -> str:
+    span = bar.first
     what = "model call" if span.kind == MODEL else "tool"
     state = " · FAILED" if span.failed else ""
     state += " · never ended in the recording" if span.open else ""
-    return (f"{what}: {plot_text(one_line(span.label, _LABEL_CHARS))}{state}<br>"
-            f"{span.start_ms:,.0f} → {span.end_ms:,.0f} ms ({span.duration_ms:,.0f} ms)")
+    if bar.count > 1:
+        head = f"{bar.count} {what}s close together (zoom in on the data; click: the first)"
+    else:
+        head = f"{what}: {plot_text(one_line(span.label, _LABEL_CHARS))}"
+    return (f"{head}{state}<br>"
+            f"{span.start_ms:,.0f} → {bar.end_ms:,.0f} ms ({bar.duration_ms:,.0f} ms)")
 
 
 def _colour(kind: str, failed: bool) -> str:

@@ -94,3 +94,15 @@ def test_the_current_steps_calls_are_outlined_in_their_own_trace():
     figure = timeline_figure(build_timeline(evidence), current=[(MODEL, 1)]).to_dict()
     outlined = [t for t in figure["data"] if t["name"] == "this step"]
     assert len(outlined) == 1 and outlined[0]["customdata"] == [[MODEL, 1]]
+
+
+def test_a_run_with_thousands_of_calls_draws_a_bounded_number_of_bars_and_loses_none():
+    from lens.timeline_figure import MERGE_FRACTION
+
+    calls = [_record(i, i * 10, i * 10 + 8) for i in range(6_000)]
+    figure = timeline_figure(build_timeline(SimpleNamespace(calls=calls, tool_calls=[])))
+    bars = figure.data[0]
+    assert len(bars.x) <= 1 / MERGE_FRACTION + 1
+    held = sum(int(text.split(" ", 1)[0]) if "close together" in text else 1
+               for text in bars.hovertext)
+    assert held == 6_000
