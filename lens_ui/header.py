@@ -23,7 +23,7 @@ def run_header(run: LoadedRun, projection: Projection) -> None:
     source = "uploaded file" if choice.kind == UPLOAD else "sample"
     with st.container(border=True):
         st.caption(f"Open run · {source}")
-        st.text(choice.name)
+        st.text(choice.label or choice.name)
         facts_grid(run_facts(run.recording, run.evidence), columns=4)
     health_line(run, projection)
     summary_figures(run, projection)
