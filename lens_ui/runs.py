@@ -16,6 +16,7 @@ are kept: a large open run and its views are frozen once built.
 from __future__ import annotations
 
 import hashlib
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -138,10 +139,20 @@ def upload_choice(name: str, data: bytes) -> RunChoice:
     return RunChoice(UPLOAD, name, digest_of(data))
 
 
+_SESSION_KEY = "lens.session_key"
+
+
 def session_id() -> str:
-    """This browser session's id (one id for a script run outside a server)."""
-    context = get_script_run_ctx()
-    return context.session_id if context is not None else "local"
+    """This browser session's key in the server's store: Streamlit's session
+    id (what tells whether the session is still there) and a token of the
+    session's own (so two sessions never share a key, even in a test harness
+    that reuses ids)."""
+    key = st.session_state.get(_SESSION_KEY)
+    if key is None:
+        context = get_script_run_ctx()
+        runtime_id = context.session_id if context is not None else "local"
+        key = st.session_state[_SESSION_KEY] = f"{runtime_id} {secrets.token_hex(8)}"
+    return key
 
 
 # ─── the store and small caches ────────────────────────────────────────
@@ -157,7 +168,7 @@ def server_store() -> ServerStore[OpenRun]:
 def _session_is_live(session: str) -> bool:
     if not runtime.exists():
         return True
-    return runtime.get_instance().is_active_session(session)
+    return runtime.get_instance().is_active_session(session.rpartition(" ")[0])
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
