@@ -177,7 +177,8 @@ class LensPage:
         expect(self.page.locator('[data-testid="stSidebar"]').get_by_role(
             "button", name=f"Remove {path.name}")).to_be_visible(timeout=IDLE_TIMEOUT_MS)
         picker = self.page.locator(f".{key_class('lens.run_select')}").get_by_role("combobox")
-        expect(picker).to_have_value(re.compile(re.escape(path.name) + r".*uploaded"),
+        # Uploads are listed as "⬆ <file> · … · <digest start> · <time>".
+        expect(picker).to_have_value(re.compile("^⬆ " + re.escape(path.name) + " · "),
                                      timeout=IDLE_TIMEOUT_MS)
         self.wait_idle()
         if not self.tab_selected("Steps"):
