@@ -167,10 +167,11 @@ async def hostile_session(browser, url: str, files: list[Path], at: float, resul
             started = time.perf_counter()
             await upload(page, path)
             error = page.locator('[data-testid="stSidebar"] [data-testid="stAlertContentError"]')
-            await error.filter(has_text="refused").first.wait_for(timeout=180_000)
+            refused = error.filter(has_text=f"Could not open {path.name}")
+            await refused.first.wait_for(timeout=180_000)
             result["refusals"].append({"file": path.name,
                                        "refused_in_s": round(time.perf_counter() - started, 2),
-                                       "message": (await error.first.inner_text())[:200]})
+                                       "message": (await refused.first.inner_text())[:200]})
     except Exception as error:  # noqa: BLE001
         result["errors"].append(f"hostile: {type(error).__name__}: {str(error)[:300]}")
     finally:
