@@ -37,7 +37,7 @@ from pathlib import Path
 from playwright.async_api import expect
 
 from benchmarks.inputs import REPO, corpus_path, scaled_path
-from benchmarks.streamlit_server import StreamlitServer
+from tests.streamlit_server import StreamlitServer
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run",

@@ -34,6 +34,7 @@ MISSING_UPLOAD = "lens.missing_upload"  # digest a link named that the server no
 STARTED = "lens.started"
 TAB = "lens.tab"  # which tab of the run view is open
 STEPS_TAB, ROUTE_TAB, BACKTRACK_TAB, SEARCH_TAB = "Steps", "Why this skill?", "Backtrack", "Search"
+TIMELINE_TAB = "Timeline"
 
 
 def start_session() -> None:
