@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lens_ui import session
-from lens_ui.runs import SAMPLE, UPLOAD, LoadedRun, RunChoice, open_run, sample_choice
+from lens_ui.runs import (SAMPLE, UPLOAD, LoadedRun, RunChoice, open_run, sample_choice,
+                          server_store, session_id)
 from lens_ui.samples import sample_catalog
 
 PAIR = "lens.compare.pair"          # (RunChoice, RunChoice): open the page on these
@@ -24,8 +24,14 @@ LINK_A, LINK_B = "a", "b"
 
 
 def session_uploads() -> dict[str, tuple[RunChoice, bytes]]:
-    """This session's uploads, digest → (choice, bytes)."""
-    return st.session_state.get(session.UPLOADS, {}) or {}
+    """This session's uploads, digest → (choice, bytes), from the server's store."""
+    store, key = server_store(), session_id()
+    uploads: dict[str, tuple[RunChoice, bytes]] = {}
+    for held in store.session_uploads(key):
+        data = store.upload_bytes(key, held.digest)
+        if data is not None:
+            uploads[held.digest] = (held.info, data)
+    return uploads
 
 
 def choice_ref(choice: RunChoice) -> str:

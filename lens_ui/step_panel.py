@@ -85,10 +85,14 @@ def served_context(run: LoadedRun, steps: Sequence[RunStep], position: int,
 def _evidence(run: LoadedRun, detail: StepDetail, key: str) -> None:
     """The recorded events behind the step, each viewable whole."""
     refs = detail.events
-    with st.expander(f"Evidence: {len(refs)} recorded event(s) at this stage", key=EVIDENCE_OPEN,
+    # One label for every step: Streamlit tells expanders apart by their label
+    # too, so a label carrying the count would close the expander whenever the
+    # count changed. The count is the first line inside.
+    with st.expander("Evidence: the recorded events at this stage", key=EVIDENCE_OPEN,
                      on_change="rerun") as box:
         if not box.open:
             return
+        st.caption(f"{len(refs)} recorded event(s) carry this step's runtimeStageId.")
         if not refs:
             st.caption("No event in the file carries this step's runtimeStageId.")
             return

@@ -170,20 +170,27 @@ def _decode(data: bytes | bytearray | str) -> str:
     return text
 
 
-def _gunzip(raw: bytes) -> bytes:
+def gunzip(raw: bytes, limit: int = MAX_DECOMPRESSED_BYTES) -> bytes:
+    """Decompress gzip bytes, refusing (RecordingError) as soon as the output
+    would pass ``limit`` bytes: a caller with a tighter bound than the
+    loader's own (a server tied to its upload limit) passes it here."""
+    return _gunzip(raw, limit)
+
+
+def _gunzip(raw: bytes, limit: int = MAX_DECOMPRESSED_BYTES) -> bytes:
     """Decompress every gzip member in turn, the size guard counting across all of them."""
     out = bytearray()
     rest = raw
     while True:
         decompressor = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)
-        room = MAX_DECOMPRESSED_BYTES - len(out)
+        room = limit - len(out)
         try:
             out += decompressor.decompress(rest, max(room, 1))  # 0 would mean "no limit"
         except zlib.error as exc:
             raise RecordingError(f"the gzip data is corrupt ({exc})") from None
-        if decompressor.unconsumed_tail or len(out) > MAX_DECOMPRESSED_BYTES:
+        if decompressor.unconsumed_tail or len(out) > limit:
             raise RecordingError(
-                f"the gzip data expands beyond {MAX_DECOMPRESSED_BYTES // 1024**2} MiB; refused"
+                f"the gzip data expands beyond {limit / 1024**2:,.0f} MiB; refused"
             )
         if not decompressor.eof:
             raise RecordingError("the gzip data is truncated (the stream ends early)")
