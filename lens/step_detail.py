@@ -25,6 +25,7 @@ LLM_TO_TOOL = "llm→tool"
 LLM_TO_USER = "llm→user"
 KNOWN_ARROWS = frozenset({USER_TO_LLM, TOOL_TO_LLM, LLM_TO_TOOL, LLM_TO_USER})
 HANDOFF_LABELS = frozenset({"asks", "forwards", "answers"})
+ROUTE_DECIDED = ".route_decided"  # composition.route_decided, agent.route_decided
 
 _HEADINGS = {
     REACT: "Model call",
@@ -119,6 +120,27 @@ def step_tool_names(step: RunStep, evidence: EvidenceIndex) -> list[str]:
     return [t.name for t in step_tools(step, evidence) if t.name is not None]
 
 
+def decision_rationale(step: RunStep, evidence: EvidenceIndex) -> str | None:
+    """Why a decision went the way it did, as the recording says it: the
+    projection's own rationale, else the boundary ``decision.branch`` event's,
+    else the ``route_decided`` typed event at the same stage (a Conditional's
+    ``composition.route_decided``, an agent's ``agent.route_decided``)."""
+    rationale = (step.meta or {}).get("rationale")
+    if isinstance(rationale, str) and rationale:
+        return rationale
+    stages = evidence.stages
+    for event in stages.boundary_events_at(step.runtime_stage_id, "decision.branch"):
+        if isinstance(event.get("rationale"), str) and event["rationale"]:
+            return event["rationale"]
+    for position in stages.typed_indexes(step.runtime_stage_id):
+        event = stages.typed_events[position]
+        payload = event.get("payload") if isinstance(event, dict) else None
+        if (str(event.get("type", "")).endswith(ROUTE_DECIDED) and isinstance(payload, dict)
+                and isinstance(payload.get("rationale"), str) and payload["rationale"]):
+            return payload["rationale"]
+    return None
+
+
 def step_caption(step: RunStep, index: int, total: int, evidence: EvidenceIndex) -> str:
     """``step 7 of 19 · llm→tool · lookup_order`` (1-based, for people)."""
     parts = [f"step {index + 1} of {total}", step.label]
@@ -141,7 +163,7 @@ def describe_step(step: RunStep, evidence: EvidenceIndex) -> StepDetail:
         decision = next(iter(evidence.stages.boundary_events_at(step.runtime_stage_id,
                                                                  "decision.branch")), {})
         facts = [Fact("chosen", _text(meta.get("chosen", decision.get("chosen"))))]
-        rationale = meta.get("rationale", decision.get("rationale"))
+        rationale = decision_rationale(step, evidence)
         absent = () if rationale else ("the recording gives no rationale for this decision",)
         if decision.get("decider") is not None:
             facts.append(Fact("decider", _text(decision.get("decider"))))
