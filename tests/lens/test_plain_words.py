@@ -1,0 +1,84 @@
+"""The plain-language sentence of each step names only recorded facts.
+
+For every step of every scope of every corpus recording, in both
+projections, each recorded value the sentence quotes must occur in the
+step's own evidence: the events at its stage, the events of the model call
+and tool calls it shows, or the projected step itself. The events are read
+from the file by position here, not through the sentence's own code.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus_files import case_names, read_bytes, recording_path
+from lens.plain_words import step_sentence
+from lens.run import open_run
+from lens.step_detail import step_call, step_tools
+from recorders.projections import PROFILES
+from recorders.run_step import REACT
+from recorders.values import is_number, js_number_text
+
+
+def leaves(value, strings: set[str], numbers: set[str]) -> None:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            strings.update(k for k in item if isinstance(k, str))
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            strings.add(item)
+        elif is_number(item):
+            numbers.add(js_number_text(item))
+
+
+def step_evidence(run, step) -> tuple[set[str], set[str]]:
+    evidence = run.evidence
+    stages = evidence.stages
+    stream = (run.recording.boundary_events if evidence.source == "boundary"
+              else run.recording.typed_events)
+    events = [stages.boundary_events[i] for i in stages.boundary_indexes(step.runtime_stage_id)]
+    events += [stages.typed_events[i] for i in stages.typed_indexes(step.runtime_stage_id)]
+    call = step_call(step, evidence)
+    if call is not None and step.kind == REACT:
+        positions = [call.start_event_index, call.end_event_index]
+        for tool in step_tools(step, evidence):
+            positions += [tool.start_event_index, tool.end_event_index]
+        events += [stream[p] for p in positions if p is not None]
+    strings: set[str] = set()
+    numbers: set[str] = set()
+    leaves([events, step.to_wire()], strings, numbers)
+    return strings, numbers
+
+
+@pytest.mark.parametrize("case", case_names())
+def test_each_sentence_names_only_facts_in_its_steps_events(case):
+    run = open_run(read_bytes(recording_path(case)))
+    sentences = 0
+    for profile in PROFILES:
+        scopes = run.scopes(profile)
+        for path in scopes.paths():
+            for step in scopes.get(path).steps:
+                sentence = step_sentence(step, run.evidence)
+                assert sentence.text.strip(), (profile, step.runtime_stage_id)
+                assert "None" not in sentence.text.replace("“None”", "")
+                strings, numbers = step_evidence(run, step)
+                for value in sentence.values:
+                    assert value in numbers or any(value in s for s in strings), \
+                        (profile, step.runtime_stage_id, value, sentence.text)
+                sentences += 1
+    assert sentences
+
+
+def test_the_failing_refund_call_says_which_tool_failed_and_why():
+    run = open_run(read_bytes(recording_path("agent-refund-multi-tools-error")))
+    said = [step_sentence(s, run.evidence) for s in run.root_steps("lens")]
+    failing = [s for s in said if "failed" in s.text]
+    assert failing
+    tool_calls = [t for t in run.evidence.tool_calls if t.failed]
+    assert tool_calls
+    assert tool_calls[0].name in failing[0].values
+    assert any(str(tool_calls[0].result)[:30] in value for value in failing[0].values)
