@@ -21,7 +21,7 @@ from recorders.run_step import DECIDE, FORK, ITERATION, MERGE, REACT, SEQUENTIAL
 from recorders.values import is_number, js_number_text
 from lens.step_detail import (LLM_TO_TOOL, LLM_TO_USER, TOOL_TO_LLM, USER_TO_LLM, actor_arrow,
                               decision_rationale, step_call, step_tools)
-from lens.text import format_ms, one_line
+from lens.text import format_ms, markdown_literal, one_line
 
 QUOTE_CHARS = 120  # a quoted text longer than this is clipped
 MAX_TOOLS = 3      # tools named in one sentence; more are counted
@@ -326,3 +326,17 @@ def _text_of(payload: Any, keys: tuple[str, ...]) -> str | None:
             if isinstance(payload.get(key), str) and payload[key]:
                 return payload[key]
     return None
+
+
+def sentence_markdown(sentence: Sentence) -> str:
+    """The sentence as Markdown that renders exactly as written: recorded values
+    in bold, every character of every fragment escaped (recording text is
+    untrusted)."""
+    return "".join(_bold(f.text) if f.recorded else markdown_literal(f.text)
+                   for f in sentence.fragments if f.text)
+
+
+def _bold(text: str) -> str:
+    # Emphasis must not start or end with a space; a blank value is shown quoted.
+    stripped = text.strip()
+    return f"**{markdown_literal(stripped)}**" if stripped else "“” "

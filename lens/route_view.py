@@ -49,6 +49,29 @@ class HopRow:
                                       self.reachable, self.reason)))
 
 
+def no_route_message(nested_skill_graphs: Sequence[str], has_typed_stream: bool) -> str:
+    """One true sentence for a run with no route to show: why there is none."""
+    if nested_skill_graphs:
+        return ("This run has a skill graph nested in a composition ("
+                + ", ".join(nested_skill_graphs) + "): the recording shows its agent was "
+                "given skills, but a composition's saved typed stream does not carry that "
+                "agent's routing events, so which skills it visited, and why, is not in the "
+                "recording.")
+    if not has_typed_stream:
+        return ("This file has no typed event stream, so no skill route can be rebuilt; "
+                "whether the run used a skill graph is not recorded.")
+    return ("No skill graph in this run: its typed stream has no skill routing (no routing "
+            "in context evaluations, no rejected skills), so there is no route to explain.")
+
+
+def skills_visited_text(skills_visited: Sequence[str], nested_skill_graphs: Sequence[str]) -> str:
+    """The "Skills visited" figure: a count, or "not recorded" when a skill graph
+    ran whose route the file does not carry (never a false 0)."""
+    if skills_visited:
+        return str(len(skills_visited))
+    return "not recorded" if nested_skill_graphs else "0"
+
+
 def hop_rows(hops: Sequence[RouteHop], trips: Sequence[RouteTrip]) -> list[HopRow]:
     marks = trip_marks(hops, trips)
     rows = []

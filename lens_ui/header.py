@@ -1,15 +1,21 @@
-"""The run header: what was loaded, its health, the summary figures, and the
-projection switch."""
+"""The run bar: one line of identity, health and key figures, the projection
+switch, and the run's details one click away (a popover).
+
+The bar is kept to one line so the slider, the step and the diagram fit on
+the first screen of a laptop; everything the bar leaves out is in "Run
+details", with the framework's words explained on hover.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from recorders.projections import PROFILES, Projection
-from lens.summary import format_count, format_duration, run_facts, summarise
+from lens.route_view import skills_visited_text
+from lens.summary import RunSummary, format_count, format_duration, run_facts, summarise
+from lens.text import one_line
 from lens_ui import session
 from lens_ui.compare_state import compare_with
-from lens_ui.render import facts_grid
 from lens_ui.runs import UPLOAD, LoadedRun
 
 PROFILE_WIDGET = "lens.profile_switch"
@@ -17,46 +23,104 @@ PROFILE_HELP = {
     "lens": "lens: the corrected projection (an Agent shows its user/model/tool arrows)",
     "reference": "reference: agentfootprint's own replay, faults included, for comparison",
 }
+# What the run facts' names mean, for someone who does not know the framework.
+FACT_HELP = {
+    "format": "How the file was saved: a bare recording, or an envelope around one.",
+    "producer": "The library versions that wrote the recording.",
+    "run id": "The run's own id, as the recording names it.",
+    "complete": "Whether the recording says the run finished (complete: false means it stopped "
+                "early, e.g. on a crash).",
+    "boundary detail": "How much the flow engine's log kept of each stage (its boundary mode).",
+    "events": "typed: the agent's own events (model calls, tools, context); boundary: the flow "
+              "engine's log of stages entered and left. Steps come from the boundary log, the "
+              "evidence from the typed events.",
+}
 
 
-def run_header(run: LoadedRun, projection: Projection) -> None:
-    choice = run.choice
-    source = "uploaded file" if choice.kind == UPLOAD else "sample"
-    with st.container(border=True):
-        st.caption(f"Open run · {source}")
-        st.text(choice.label or choice.name)
-        if st.button("Compare with…", key="lens.compare_with",
-                     help="Open the Compare page with this run as run A"):
-            compare_with(choice)
-            st.switch_page("pages/compare.py")
-        facts_grid(run_facts(run.recording, run.evidence), columns=4)
-    health_line(run, projection)
-    summary_figures(run, projection)
+def run_bar(run: LoadedRun) -> str:
+    """Draw the bar and return the chosen projection profile."""
+    with st.container(horizontal=True, vertical_alignment="center", gap="small",
+                      key="lens-run-bar"):
+        st.markdown("**Lens**", width="content")
+        identity = st.container(horizontal=True, vertical_alignment="center", gap="small",
+                                width="content")
+        profile = profile_switch(run)
+    projection = run.projection(profile)
+    summary = summarise(run.evidence, projection.route.get_path(), run.recording.run_info)
+    problems = _health(run, projection)
+    with identity:
+        choice = run.choice
+        source = "uploaded file" if choice.kind == UPLOAD else "sample"
+        # The label is one line and bounded (lens.run_label); shown whole, since
+        # its tail (digest, time) is what tells two uploads apart.
+        st.text(choice.label or choice.name, help=f"The open run ({source}). Its details: Run details.")
+        if problems:
+            st.badge(f"{len(problems)} gap(s)", icon=":material/warning:", color="orange",
+                     help="What this recording does not carry or this projection cannot "
+                          "show; listed in Run details.")
+        else:
+            st.badge("healthy", icon=":material/check_circle:", color="green",
+                     help="The recording carries what these views need.")
+        st.caption(_figures_line(summary), width="content")
+        with st.popover("Run details", icon=":material/info:", key="lens.run_details"):
+            _details(run, projection, summary, problems)
+    return profile
 
 
-def health_line(run: LoadedRun, projection: Projection) -> None:
+def _figures_line(summary: RunSummary) -> str:
+    failed = f" ({summary.failed_tool_calls} failed)" if summary.failed_tool_calls else ""
+    return (f"{summary.model_calls} model calls · {summary.tool_calls} tool calls{failed} · "
+            f"{format_duration(summary)}")
+
+
+def _health(run: LoadedRun, projection: Projection) -> list[str]:
+    return [gap.message for gap in run.recording.gaps] + list(projection.notes)
+
+
+def _details(run: LoadedRun, projection: Projection, summary: RunSummary,
+             problems: list[str]) -> None:
+    if st.button("Compare with…", key="lens.compare_with",
+                 help="Open the Compare page with this run as run A"):
+        compare_with(run.choice)
+        st.switch_page("pages/compare.py")
+    _facts(run_facts(run.recording, run.evidence))
+    health_line(problems)
+    summary_figures(run, summary)
+    st.caption("  \n".join(PROFILE_HELP.get(p, p) for p in PROFILES))
+
+
+def _facts(facts: list[tuple[str, str]]) -> None:
+    for start in range(0, len(facts), 2):
+        cells = st.columns(2, gap="small")
+        for cell, (name, value) in zip(cells, facts[start:start + 2]):
+            cell.caption(name, help=FACT_HELP.get(name))
+            cell.text(one_line(value, 120))
+
+
+def health_line(problems: list[str]) -> None:
     """Every gap the loader reported and every note of the projection, plainly."""
-    gaps = [gap.message for gap in run.recording.gaps] + list(projection.notes)
-    if not gaps:
+    if not problems:
         st.success("Health: nothing missing. The recording carries what these views need.",
                    icon=":material/check_circle:")
         return
     with st.container(border=True, key="lens-health"):
-        st.warning(f"Health: {len(gaps)} thing(s) this recording does not carry or this "
+        st.warning(f"Health: {len(problems)} thing(s) this recording does not carry or this "
                    "projection cannot show.", icon=":material/warning:")
-        st.text("\n".join(f"• {message}" for message in gaps))
+        st.text("\n".join(f"• {message}" for message in problems))
 
 
-def summary_figures(run: LoadedRun, projection: Projection) -> None:
-    summary = summarise(run.evidence, projection.route.get_path(), run.recording.run_info)
-    columns = st.columns(6)
+def summary_figures(run: LoadedRun, summary: RunSummary) -> None:
+    columns = st.columns(3)
     columns[0].metric("Model calls", summary.model_calls)
     failed = f" · {summary.failed_tool_calls} failed" if summary.failed_tool_calls else ""
     columns[1].metric("Tool calls", f"{summary.tool_calls}{failed}")
-    columns[2].metric("Tokens in", format_count(summary.tokens_in))
-    columns[3].metric("Tokens out", format_count(summary.tokens_out))
-    columns[4].metric("Duration", format_duration(summary))
-    columns[5].metric("Skills visited", len(summary.skills_visited))
+    columns[2].metric("Duration", format_duration(summary))
+    columns = st.columns(3)
+    columns[0].metric("Tokens in", format_count(summary.tokens_in))
+    columns[1].metric("Tokens out", format_count(summary.tokens_out))
+    nested = run.projection("lens").nested_skill_graphs
+    columns[2].metric("Skills visited", skills_visited_text(summary.skills_visited, nested),
+                      help="Skills the skill-graph route moved through (Why this skill? tab).")
     if summary.skills_visited:
         st.text("Route: " + " → ".join(summary.skills_visited))
 
@@ -75,6 +139,7 @@ def profile_switch(run: LoadedRun) -> str:
         required=True,
         on_change=_profile_changed,
         help="  \n".join(PROFILE_HELP.get(p, p) for p in PROFILES),
+        label_visibility="collapsed",
     )
     return session.current_profile()
 

@@ -8,7 +8,7 @@ import streamlit as st
 
 from recorders.values import js_number_text
 from lens.figures import route_figure
-from lens.route_view import HOP_COLUMNS, hop_rows
+from lens.route_view import HOP_COLUMNS, hop_rows, no_route_message
 from lens_ui.runs import LoadedRun
 
 PLOT_CONFIG = {"displayModeBar": False, "scrollZoom": False}
@@ -19,13 +19,8 @@ def route_panel(run: LoadedRun, profile: str, table_key: str) -> None:
     hops = projection.route.get_hops()
     trips = projection.route.get_trips()
     if not hops:
-        st.info("No skill graph in this run: its typed stream has no skill routing "
-                "(context.evaluated routing, skill.rejected), so there is no route to explain.",
-                icon=":material/route:")
-        if not run.recording.has_typed_stream:
-            st.caption("This file has no typed event stream at all.")
-        if projection.notes:
-            st.text("\n".join(f"• {note}" for note in projection.notes))
+        nested = run.projection("lens").nested_skill_graphs
+        st.info(no_route_message(nested, run.recording.has_typed_stream), icon=":material/route:")
         return
     st.plotly_chart(route_figure(hops, trips), config=PLOT_CONFIG, key=f"{table_key}.graph")
     if trips:

@@ -15,6 +15,7 @@ import streamlit as st
 from lens.figures import actor_figure
 from lens.route_view import hop_step_index
 from lens.scopes import ROOT, Scope, ScopeIndex, encode_path
+from lens.plain_words import sentence_markdown, step_sentence
 from lens.step_detail import step_caption
 from lens.text import markdown_literal
 from lens_ui import session
@@ -32,6 +33,10 @@ TIMELINE_TAB = session.TIMELINE_TAB
 GENERATION = "lens.selection_generation"  # bumped after a handled click: fresh widget keys
 PLOT_CONFIG = {"displayModeBar": False, "scrollZoom": False}
 MAX_CHILD_BUTTONS = 8
+# Sized so controls, step, headline and diagram fit a 1024×768 or 1280×720 screen;
+# the diagram scales its drawing to this height, the detail pane scrolls within it.
+DIAGRAM_HEIGHT = 380
+DETAIL_HEIGHT = 430
 PREVIOUS_KEY, NEXT_KEY = "P", "N"
 
 
@@ -163,22 +168,31 @@ def _steps(run: LoadedRun, profile: str, scope: Scope, index: int) -> None:
         st.info("This scope has no steps in this projection.", icon=":material/info:")
         return
     slider_key = f"lens.slider.{_short_hash(run.choice.key, profile, encode_path(scope.path))}"
-    _controls(len(steps), index, slider_key)
     step = steps[index]
+    # The workspace: controls, the step and what happened at it, then the diagram
+    # beside a detail pane that scrolls on its own, so reading the detail never
+    # scrolls the slider or the diagram out of view.
+    _controls(len(steps), index, slider_key)
     st.text(step_caption(step, index, len(steps), run.evidence))
+    with guarded_panel("step headline"):
+        st.markdown(sentence_markdown(step_sentence(step, run.evidence)),
+                    help="What happened at this step, in plain words, from the recorded "
+                         "events (recorded values in bold).")
     diagram_column, detail_column = st.columns([3, 2], gap="medium")
     with diagram_column:
         with guarded_panel("diagram"):
             figure = actor_figure(run.diagram(profile, scope.path), index, title="")
             st.plotly_chart(figure, key=diagram_key(scope.path, _generation()),
-                            on_select="rerun", selection_mode="points", config=PLOT_CONFIG)
+                            on_select="rerun", selection_mode="points", config=PLOT_CONFIG,
+                            height=DIAGRAM_HEIGHT)
         st.caption("Orange: this step's arrows · grey: earlier steps · ■ a subflow: click it "
                    f"to drill in · keys: {NEXT_KEY} next, {PREVIOUS_KEY} previous, ←/→ on the slider.")
-    with detail_column, guarded_panel("step detail"):
-        step_panel(run, steps, index, key=f"{slider_key}.{index}")
-    # What the model was served at this step, full width: its tables need the room.
-    with guarded_panel("served context"):
-        served_context(run, steps, index, on_navigate=lambda target: _go_to(target, slider_key))
+    with detail_column, st.container(height=DETAIL_HEIGHT, key="lens-step-detail"):
+        with guarded_panel("step detail"):
+            step_panel(run, steps, index, key=f"{slider_key}.{index}")
+        with guarded_panel("served context"):
+            served_context(run, steps, index,
+                           on_navigate=lambda target: _go_to(target, slider_key))
 
 
 def _controls(count: int, index: int, slider_key: str) -> None:

@@ -419,6 +419,15 @@ def lens_route(recording: Recording) -> RouteRecorder:
     return replay_route(recording.typed_events, follow_cursor_move=True)
 
 
+def nested_skill_graphs(recording: Recording, steps: LensStepRecorder) -> tuple[str, ...]:
+    """Skill-graph agents nested in a composition whose route the file does not
+    carry (a composition's saved typed stream has no routing events for them),
+    by scope path: the recording shows they exist, not which skills they visited."""
+    if recording.typed_counts.get("agentfootprint.context.evaluated", 0):
+        return ()
+    return tuple(sorted("/".join(path[1:]) for path in steps.skill_scopes if path != ROOT_PATH))
+
+
 def lens_notes(recording: Recording, steps: LensStepRecorder) -> list[str]:
     """What this projection cannot show for this recording, said plainly."""
     notes: list[str] = []
@@ -426,9 +435,8 @@ def lens_notes(recording: Recording, steps: LensStepRecorder) -> list[str]:
         notes.append("no boundary log: there are no steps to show")
     if not recording.has_typed_stream:
         notes.append("no typed event stream: the skill route cannot be rebuilt")
-    nested = sorted("/".join(path[1:]) for path in steps.skill_scopes if path != ROOT_PATH)
-    evaluated = recording.typed_counts.get("agentfootprint.context.evaluated", 0)
-    if nested and evaluated == 0:
+    nested = nested_skill_graphs(recording, steps)
+    if nested:
         notes.append(
             "skill-graph agent(s) nested in a composition (" + ", ".join(nested)
             + "): a composition's saved typed stream does not carry their route events, "

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from recorders.lens_projection import lens_notes, lens_route, lens_run_steps
+from recorders.lens_projection import lens_notes, lens_route, lens_run_steps, nested_skill_graphs
 from recorders.loading import Recording
 from recorders.reference import reference_route, reference_run_steps
 from recorders.route_recorder import RouteRecorder
@@ -37,6 +37,8 @@ class Projection:
     steps: StepSource
     route: RouteRecorder
     notes: list[str] = field(default_factory=list)  # what this projection cannot show
+    # skill-graph agents in compositions whose route the file does not carry (scope paths)
+    nested_skill_graphs: tuple[str, ...] = ()
 
     @property
     def root_kind(self) -> str | None:
@@ -53,5 +55,6 @@ def build_projection(recording: Recording, profile: str = DEFAULT_PROFILE,
                           reference_route(recording))
     if profile == "lens":
         steps = lens_run_steps(recording)
-        return Projection("lens", steps, lens_route(recording), lens_notes(recording, steps))
+        return Projection("lens", steps, lens_route(recording), lens_notes(recording, steps),
+                          nested_skill_graphs(recording, steps))
     raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
