@@ -12,7 +12,6 @@ import streamlit as st
 
 from lens_ui import header
 from lens_ui.panel_guard import guarded_panel
-from lens_ui.session import current_profile
 from lens_ui.shell import open_page
 from lens_ui.stepper import run_view
 
@@ -20,7 +19,8 @@ run = open_page("Run")
 if run is None:
     st.stop()
 
-profile = current_profile()
+with st.sidebar:
+    profile = header.profile_switch(run)
 with guarded_panel("run header"):
-    profile = header.run_bar(run)
+    header.run_bar(run, profile)
 run_view(run, profile)

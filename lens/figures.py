@@ -261,8 +261,10 @@ def _layout(positions: dict[str, Point], title: str) -> dict:
         title=dict(text=plot_text(one_line(title, 140)), x=0, xanchor="left", font=dict(size=15)),
         xaxis=dict(visible=False, range=[min(xs) - 0.6, max(xs) + 0.6], fixedrange=True),
         yaxis=dict(visible=False, range=[min(ys) - 0.8, max(ys) + 0.8], fixedrange=True),
-        height=int(max(300, 110 * rows + 120)),
-        margin=dict(l=10, r=10, t=50, b=10),
+        # One row of actors needs little height: a flat diagram stays short so the
+        # step it shows fits the first screen with it.
+        height=int(max(220, 100 * rows + 100) + (30 if title else 0)),
+        margin=dict(l=10, r=10, t=50 if title else 20, b=10),
         showlegend=False,
         dragmode=False,
         clickmode="event+select",

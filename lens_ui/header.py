@@ -37,23 +37,18 @@ FACT_HELP = {
 }
 
 
-def run_bar(run: LoadedRun) -> str:
-    """Draw the bar and return the chosen projection profile."""
-    with st.container(horizontal=True, vertical_alignment="center", gap="small",
-                      key="lens-run-bar"):
-        st.markdown("**Lens**", width="content")
-        identity = st.container(horizontal=True, vertical_alignment="center", gap="small",
-                                width="content")
-        profile = profile_switch(run)
+def run_bar(run: LoadedRun, profile: str) -> None:
+    """One line: the open run, its health, its key figures, its details."""
     projection = run.projection(profile)
     summary = summarise(run.evidence, projection.route.get_path(), run.recording.run_info)
     problems = _health(run, projection)
-    with identity:
-        choice = run.choice
-        source = "uploaded file" if choice.kind == UPLOAD else "sample"
+    choice = run.choice
+    source = "uploaded file" if choice.kind == UPLOAD else "sample"
+    with st.container(horizontal=True, vertical_alignment="center", gap="small",
+                      key="lens-run-bar"):
         # The label is one line and bounded (lens.run_label); shown whole, since
         # its tail (digest, time) is what tells two uploads apart.
-        st.text(choice.label or choice.name, help=f"The open run ({source}). Its details: Run details.")
+        st.text(choice.label or choice.name, help=f"The open run ({source}).")
         if problems:
             st.badge(f"{len(problems)} gap(s)", icon=":material/warning:", color="orange",
                      help="What this recording does not carry or this projection cannot "
@@ -64,7 +59,6 @@ def run_bar(run: LoadedRun) -> str:
         st.caption(_figures_line(summary), width="content")
         with st.popover("Run details", icon=":material/info:", key="lens.run_details"):
             _details(run, projection, summary, problems)
-    return profile
 
 
 def _figures_line(summary: RunSummary) -> str:
@@ -139,7 +133,6 @@ def profile_switch(run: LoadedRun) -> str:
         required=True,
         on_change=_profile_changed,
         help="  \n".join(PROFILE_HELP.get(p, p) for p in PROFILES),
-        label_visibility="collapsed",
     )
     return session.current_profile()
 

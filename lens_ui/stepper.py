@@ -33,10 +33,11 @@ TIMELINE_TAB = session.TIMELINE_TAB
 GENERATION = "lens.selection_generation"  # bumped after a handled click: fresh widget keys
 PLOT_CONFIG = {"displayModeBar": False, "scrollZoom": False}
 MAX_CHILD_BUTTONS = 8
-# Sized so controls, step, headline and diagram fit a 1024×768 or 1280×720 screen;
-# the diagram scales its drawing to this height, the detail pane scrolls within it.
-DIAGRAM_HEIGHT = 380
-DETAIL_HEIGHT = 430
+# Sized so the controls, the step, its headline and the diagram fit a 1280×720 or
+# 1024×768 screen: a taller diagram is scaled down to this; the detail pane
+# scrolls within its height.
+DIAGRAM_MAX_HEIGHT = 400
+DETAIL_HEIGHT = 330
 PREVIOUS_KEY, NEXT_KEY = "P", "N"
 
 
@@ -174,50 +175,50 @@ def _steps(run: LoadedRun, profile: str, scope: Scope, index: int) -> None:
     # scrolls the slider or the diagram out of view.
     _controls(len(steps), index, slider_key)
     st.text(step_caption(step, index, len(steps), run.evidence))
-    with guarded_panel("step headline"):
+    with guarded_panel("step headline"), st.container(key="lens-step-headline"):
         st.markdown(sentence_markdown(step_sentence(step, run.evidence)),
                     help="What happened at this step, in plain words, from the recorded "
                          "events (recorded values in bold).")
-    diagram_column, detail_column = st.columns([3, 2], gap="medium")
+    diagram_column, detail_column = st.columns([1, 1], gap="medium")
     with diagram_column:
         with guarded_panel("diagram"):
             figure = actor_figure(run.diagram(profile, scope.path), index, title="")
+            # A deep diagram is drawn smaller rather than pushed below the fold.
+            height = min(figure.layout.height or DIAGRAM_MAX_HEIGHT, DIAGRAM_MAX_HEIGHT)
             st.plotly_chart(figure, key=diagram_key(scope.path, _generation()),
                             on_select="rerun", selection_mode="points", config=PLOT_CONFIG,
-                            height=DIAGRAM_HEIGHT)
+                            height=height)
         st.caption("Orange: this step's arrows · grey: earlier steps · ■ a subflow: click it "
                    f"to drill in · keys: {NEXT_KEY} next, {PREVIOUS_KEY} previous, ←/→ on the slider.")
-    with detail_column, st.container(height=DETAIL_HEIGHT, key="lens-step-detail"):
-        with guarded_panel("step detail"):
-            step_panel(run, steps, index, key=f"{slider_key}.{index}")
-        with guarded_panel("served context"):
-            served_context(run, steps, index,
-                           on_navigate=lambda target: _go_to(target, slider_key))
+    with detail_column:
+        with st.container(height=DETAIL_HEIGHT, key="lens-step-detail"):
+            with guarded_panel("step detail"):
+                step_panel(run, steps, index, key=f"{slider_key}.{index}")
+            with guarded_panel("served context"):
+                served_context(run, steps, index,
+                               on_navigate=lambda target: _go_to(target, slider_key))
 
 
 def _controls(count: int, index: int, slider_key: str) -> None:
     if st.session_state.get(slider_key) != index + 1:
         st.session_state[slider_key] = index + 1
-    first, previous, slider, following, last = st.columns([1.2, 1.4, 6, 1.4, 1.2],
-                                                          vertical_alignment="center")
-    first.button("First", key="lens.first", help="first step", disabled=index == 0,
-                 on_click=_go_to, args=(0, slider_key), width="stretch",
-                 icon=":material/first_page:")
-    previous.button("Prev", key="lens.previous", help="previous step", disabled=index == 0,
-                    on_click=_go_to, args=(index - 1, slider_key), shortcut=PREVIOUS_KEY,
-                    width="stretch")
-    with slider:
+    with st.container(horizontal=True, vertical_alignment="center", gap="small",
+                      key="lens-step-controls"):
+        st.button("", key="lens.first", help="first step", disabled=index == 0,
+                  on_click=_go_to, args=(0, slider_key), icon=":material/first_page:")
+        st.button("Prev", key="lens.previous", help="previous step", disabled=index == 0,
+                  on_click=_go_to, args=(index - 1, slider_key), shortcut=PREVIOUS_KEY,
+                  icon=":material/chevron_left:")
         if count > 1:
             st.slider("Step", min_value=1, max_value=count, key=slider_key,
                       on_change=_slider_moved, args=(slider_key,), label_visibility="collapsed")
         else:
             st.caption("This scope has a single step.")
-    following.button("Next", key="lens.next", help="next step", disabled=index >= count - 1,
-                     on_click=_go_to, args=(index + 1, slider_key), shortcut=NEXT_KEY,
-                     width="stretch")
-    last.button("Last", key="lens.last", help="last step", disabled=index >= count - 1,
-                on_click=_go_to, args=(count - 1, slider_key), width="stretch",
-                icon=":material/last_page:", icon_position="right")
+        st.button("Next", key="lens.next", help="next step", disabled=index >= count - 1,
+                  on_click=_go_to, args=(index + 1, slider_key), shortcut=NEXT_KEY,
+                  icon=":material/chevron_right:", icon_position="right")
+        st.button("", key="lens.last", help="last step", disabled=index >= count - 1,
+                  on_click=_go_to, args=(count - 1, slider_key), icon=":material/last_page:")
 
 
 def _go_to(index: int, slider_key: str) -> None:
