@@ -24,6 +24,14 @@ CAUSES = {
     "stay": "stay",
     "rejected": "rejected (out of reach)",
 }
+# What each governor trip means, for someone who does not know the framework.
+TRIP_MEANING = {
+    "ping-pong": "the route bounced back and forth between the same two skills",
+    "rejected-cap": "too many jumps to skills out of reach in one iteration",
+}
+GOVERNOR_HELP = ("A governor is the skill graph's guard against a route gone wrong; it trips "
+                 "on ping-pong (bouncing between two skills) and on rejected-cap (too many "
+                 "refused jumps to skills out of reach).")
 MOVES = frozenset({"entry", "route", "model-pick", "tool-proposal", "intent", "decider"})
 
 HOP_COLUMNS = ["hop", "iteration", "cause", "mark", "from", "to", "caption", "tool",
@@ -92,6 +100,18 @@ def hop_rows(hops: Sequence[RouteHop], trips: Sequence[RouteTrip]) -> list[HopRo
             mark=" · ".join(mark),
         ))
     return rows
+
+
+def trip_line(kind: str, iteration: float, detail: str) -> str:
+    """``⚠ rejected-cap at iteration 2 (what that means): <recorded detail>``."""
+    meaning = TRIP_MEANING.get(kind)
+    said = f" ({meaning})" if meaning else ""
+    return f"⚠ {kind} at iteration {_iteration_text(iteration)}{said}: {detail}"
+
+
+def full_reasons(rows: Sequence[HopRow]) -> str:
+    """Every hop's reason whole, one line each: the table clips long cells."""
+    return "\n".join(f"hop {row.hop}: {row.reason}" for row in rows if row.reason)
 
 
 def trip_marks(hops: Sequence[RouteHop], trips: Sequence[RouteTrip]) -> dict[int, list[str]]:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from recorders.values import js_number_text
 from lens.figures import route_figure
-from lens.route_view import HOP_COLUMNS, hop_rows, no_route_message
+from lens.route_view import (GOVERNOR_HELP, HOP_COLUMNS, full_reasons, hop_rows,
+                             no_route_message, trip_line)
 from lens_ui.runs import LoadedRun
 
 PLOT_CONFIG = {"displayModeBar": False, "scrollZoom": False}
@@ -25,17 +25,25 @@ def route_panel(run: LoadedRun, profile: str, table_key: str) -> None:
     st.plotly_chart(route_figure(hops, trips), config=PLOT_CONFIG, key=f"{table_key}.graph")
     if trips:
         st.warning(f"{len(trips)} governor trip(s): the route misbehaved.", icon=":material/warning:")
-        st.text("\n".join(f"⚠ {trip.kind} at iteration {js_number_text(trip.iteration)}: {trip.detail}"
-                          for trip in trips))
+        st.text("\n".join(trip_line(trip.kind, trip.iteration, trip.detail) for trip in trips),
+                help=GOVERNOR_HELP)
     rejected = sum(1 for hop in hops if hop.outcome == "rejected")
     st.caption(f"{len(hops)} hops, {rejected} rejected. Select a hop to move the slider to "
                "the step of its iteration.")
-    table = pd.DataFrame([row.as_record() for row in hop_rows(hops, trips)], columns=HOP_COLUMNS)
+    rows = hop_rows(hops, trips)
+    table = pd.DataFrame([row.as_record() for row in rows], columns=HOP_COLUMNS)
     st.dataframe(
         table, key=table_key, on_select="rerun", selection_mode="single-row", hide_index=True,
+        # The reason is what a reader comes for: right after the move, and wide.
+        column_order=["hop", "iteration", "cause", "from", "to", "reason", "mark", "tool",
+                      "caption", "reachable"],
         column_config={
             "hop": st.column_config.NumberColumn("hop", width="small"),
-            "reason": st.column_config.TextColumn("reason", width="large"),
+            "reason": st.column_config.TextColumn("reason", width=420),
+            "mark": st.column_config.TextColumn("mark", help=GOVERNOR_HELP),
         },
     )
-
+    reasons = full_reasons(rows)
+    if reasons:
+        st.caption("Each hop's reason, in full")
+        st.text(reasons)

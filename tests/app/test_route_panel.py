@@ -95,3 +95,19 @@ def test_a_run_without_a_skill_graph_says_so(app):
     at = open_route_tab(app, "parallel-3-reviewers")
     assert any(i.value.startswith("No skill graph in this run") for i in at.info)
     assert not [d for d in at.dataframe if "reason" in d.value.columns]
+
+
+@pytest.mark.parametrize("name", SKILL_GRAPH_SAMPLES)
+def test_every_hop_reason_is_shown_whole_below_the_table(app, name):
+    # Under reference, the hops are the reference recorder's (expected.json).
+    at = open_route_tab(app, name, profile="reference")
+    no_exception(at)
+    reasons = [h["why"] for h in expected(name)["route"]["replay"]["hops"] if h["why"]]
+    shown = "\n".join(t.value for t in at.text)
+    for number, reason in enumerate(reasons):
+        assert reason in shown, (number, reason)
+    # The reason column comes right after the move it explains.
+    table = at.dataframe[[i for i, d in enumerate(at.dataframe)
+                          if "reason" in d.value.columns][0]]
+    order = list(table.proto.column_order)
+    assert order.index("reason") == order.index("to") + 1

@@ -6,9 +6,14 @@ and ``lens_ui/`` (a widget or container key ``k`` becomes the CSS class
 
 - sidebar: uploader "Upload a recording (.json or .json.gz)" (``lens.uploader``),
   the "Runs" selectbox (``lens.run_select``), the page links "lens app" / "raw events";
-- the step caption, an ``st.text`` reading ``step N of M · label[ · tools]``;
-- buttons ``lens.first`` (⏮ First), ``lens.previous`` (◀ Prev, shortcut P),
-  ``lens.next`` (Next ▶, shortcut N), ``lens.last`` (⏭ Last);
+- the run bar (``lens-run-bar``): the run's label, a health badge, key figures and the
+  "Run details" popover (``lens.run_details``: run facts, health, figures);
+- the projection switch (``lens.profile_switch``), in the sidebar;
+- the step caption, an ``st.text`` reading ``step N of M · label[ · tools]``, and the
+  step's plain-words headline (``lens-step-headline``); the detail pane
+  (``lens-step-detail``) scrolls on its own;
+- buttons ``lens.first`` (icon only), ``lens.previous`` (Prev, shortcut P),
+  ``lens.next`` (Next, shortcut N), ``lens.last`` (icon only);
 - the breadcrumb container ``lens-breadcrumb``: crumbs ``lens.crumb.<depth>``,
   enterable children ``lens.child.<n>`` ("▸ name");
 - tabs "Steps" and "Why this skill?"; the route graph (plotly) and the hop
@@ -224,6 +229,18 @@ class LensPage:
         tab.click()
         expect(tab).to_have_attribute("aria-selected", "true")
         self.wait_idle()
+
+    def run_details(self) -> Locator:
+        """Open the run bar's "Run details" popover; its body (drawn in an overlay)."""
+        self.page.locator(f".{key_class('lens.run_details')} button").first.click()
+        body = self.page.locator('[data-testid="stPopoverBody"]').filter(visible=True)
+        expect(body).to_have_count(1, timeout=IDLE_TIMEOUT_MS)
+        return body
+
+    def close_run_details(self) -> None:
+        self.page.keyboard.press("Escape")
+        expect(self.page.locator('[data-testid="stPopoverBody"]').filter(visible=True)
+               ).to_have_count(0, timeout=IDLE_TIMEOUT_MS)
 
     def open_expander(self, title: str) -> None:
         """Open the expander whose title holds ``title`` (its content is drawn on opening)."""

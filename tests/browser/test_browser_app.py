@@ -69,8 +69,10 @@ def test_upload_plain_and_gzipped_recordings(lens, tmp_path):
 
     label = lens.upload(PARALLEL)
     assert_label(label, 1, lens_steps(PARALLEL))
-    expect(lens.page.locator('[data-testid="stMain"]')).to_contain_text("recording {snapshot")
+    details = lens.run_details()
+    expect(details).to_contain_text("recording {snapshot")
     lens.screenshot("uploaded-plain")
+    lens.close_run_details()
 
     gzipped = tmp_path / "parallel-3-reviewers.json.gz"
     gzipped.write_bytes(gzip.compress(PARALLEL.read_bytes()))
@@ -80,8 +82,8 @@ def test_upload_plain_and_gzipped_recordings(lens, tmp_path):
     envelope = CORPUS / SKILLGRAPH / "envelope.json.gz"
     label = lens.upload(envelope)
     assert_label(label, 1, lens_steps(envelope))
-    expect(lens.page.locator('[data-testid="stMain"]')).to_contain_text(
-        "agentfootprint.recording.v1")
+    expect(lens.run_details()).to_contain_text("agentfootprint.recording.v1")
+    lens.close_run_details()
     label, _ = lens.step_by("next")  # the uploaded run is the one being stepped
     assert_label(label, 2, lens_steps(envelope))
     assert lens.sidebar_errors() == []
