@@ -25,6 +25,7 @@ LLM_TO_TOOL = "llm→tool"
 LLM_TO_USER = "llm→user"
 KNOWN_ARROWS = frozenset({USER_TO_LLM, TOOL_TO_LLM, LLM_TO_TOOL, LLM_TO_USER})
 HANDOFF_LABELS = frozenset({"asks", "forwards", "answers"})
+MERGE_END = "composition.merge_end"
 ROUTE_DECIDED = ".route_decided"  # composition.route_decided, agent.route_decided
 
 _HEADINGS = {
@@ -141,6 +142,24 @@ def decision_rationale(step: RunStep, evidence: EvidenceIndex) -> str | None:
     return None
 
 
+def merged_result(step: RunStep, evidence: EvidenceIndex) -> Any:
+    """What a merge produced: the ``resultSummary`` of the first
+    ``composition.merge_end`` in the merge's own scope at or after the step
+    (the merge event sits at its own stage, not at the branch end the step shows)."""
+    scope = list(step.anchor.subflow_path[1:])
+    for event in evidence.stages.typed_events:
+        if not isinstance(event, dict) or not str(event.get("type", "")).endswith(MERGE_END):
+            continue
+        meta, payload = event.get("meta"), event.get("payload")
+        if not isinstance(meta, dict) or not isinstance(payload, dict):
+            continue
+        at = meta.get("wallClockMs")
+        if meta.get("subflowPath") == scope and is_number(at) and at >= step.ts_ms \
+                and "resultSummary" in payload:
+            return payload["resultSummary"]
+    return None
+
+
 def step_caption(step: RunStep, index: int, total: int, evidence: EvidenceIndex) -> str:
     """``step 7 of 19 · llm→tool · lookup_order`` (1-based, for people)."""
     parts = [f"step {index + 1} of {total}", step.label]
@@ -175,12 +194,23 @@ def describe_step(step: RunStep, evidence: EvidenceIndex) -> StepDetail:
         facts = [Fact("branches", str(len(ends)))]
         if meta.get("parentSubflowId") is not None:
             facts.append(Fact("parent", _text(meta["parentSubflowId"])))
-        return StepDetail(heading, tuple(facts) + base, branches=tuple(ends), **common)
+        texts: tuple[TextValue, ...] = ()
+        if step.kind == MERGE:
+            merged = merged_result(step, evidence)
+            if merged is not None:
+                texts = (TextValue("Merged result", display_text(merged)),)
+        return StepDetail(heading, tuple(facts) + base, texts, branches=tuple(ends), **common)
     if step.kind == ITERATION:
         meta = step.meta or {}
         facts = [Fact("pass", _text(meta.get("index", step.label))),
                  Fact("loops back to", _text(meta.get("target", "")))]
-        return StepDetail(heading, tuple(facts) + base, **common)
+        exits = evidence.stages.boundary_events_at(step.runtime_stage_id, "subflow.exit")
+        output = exits[0].get("payload") if exits else None
+        if isinstance(output, dict) and "answer" in output:
+            output = output["answer"]
+        texts = (TextValue("This pass's output", display_text(output)),) if output is not None else ()
+        absent = () if texts else ("the recording carries no output for this pass",)
+        return StepDetail(heading, tuple(facts) + base, texts, absent=absent, **common)
     if step.kind == SEQUENTIAL:
         return _handoff_detail(step, evidence, heading, base, common)
     return StepDetail(heading, base, **common)
@@ -279,11 +309,16 @@ def _tool_view(tool: ToolCall) -> ToolCallView:
 
 def _events_at(runtime_stage_id: str, evidence: EvidenceIndex) -> tuple[EventRef, ...]:
     stages = evidence.stages
-    refs = [EventRef("boundary", i, str(stages.boundary_events[i].get("type")))
+    refs = [EventRef("boundary", i, _event_type(stages.boundary_events[i]))
             for i in stages.boundary_indexes(runtime_stage_id)]
-    refs += [EventRef("typed", i, str(stages.typed_events[i].get("type")))
+    refs += [EventRef("typed", i, _event_type(stages.typed_events[i]))
              for i in stages.typed_indexes(runtime_stage_id)]
     return tuple(refs)
+
+
+def _event_type(event: dict) -> str:
+    kind = event.get("type")
+    return "(no type recorded)" if kind is None else value_text(kind)
 
 
 def _text(value: Any) -> str:

@@ -9,11 +9,16 @@ import streamlit as st
 
 from recorders.run_step import RunStep
 from lens.step_detail import StepDetail, ToolCallView, describe_step
-from lens_ui.render import facts_text, long_text
+from lens.text import one_line
+from lens_ui.render import FACT_CHARS, long_text
 from lens_ui.runs import LoadedRun
 from lens_ui.served_context import render_served_context
 
 EVENT_PICKER_LIMIT = 400
+FACTS_HELP = ("stage: the flow engine's id for the stage this step shows (runtimeStageId, "
+              "name#position); every recorded event at this stage is under Evidence.  \n"
+              "subflow path: where in the run's nesting the stage sits (__root__ is the top).  \n"
+              "at: time since the run started.")
 # The step detail's expanders draw their content only while open (a closed
 # expander's content is still sent and rendered, on every slider move), and
 # keep one key for the whole run so what the user opened stays open as they
@@ -25,7 +30,9 @@ def step_panel(run: LoadedRun, steps: Sequence[RunStep], position: int, key: str
     step = steps[position]
     detail = describe_step(step, run.evidence)
     st.subheader(detail.heading)
-    facts_text((fact.name, fact.value) for fact in detail.facts)
+    lines = [f"{fact.name}: {one_line(fact.value, FACT_CHARS)}" for fact in detail.facts]
+    if lines:
+        st.text("\n".join(lines), help=FACTS_HELP)
     for note in detail.absent:
         st.caption(f"Not in the recording: {note}.")
     for number, text in enumerate(detail.texts):
@@ -43,9 +50,11 @@ def step_panel(run: LoadedRun, steps: Sequence[RunStep], position: int, key: str
         st.markdown(f"**Branches ({len(detail.branches)})**")
         st.text("\n".join(f"• {branch}" for branch in detail.branches))
     _evidence(run, detail, key)
-    with st.expander("This step as projected (wire form)", key=WIRE_OPEN,
+    with st.expander("This step as projected (the raw step record)", key=WIRE_OPEN,
                      on_change="rerun") as box:
         if box.open:
+            st.caption("The step exactly as the projection built it, in the JSON form other "
+                       "tools read (its \"wire form\").")
             st.json(step.to_wire(), expanded=True)
 
 

@@ -14,7 +14,7 @@ import pytest
 from corpus_files import case_names, read_bytes, recording_path
 from lens.plain_words import step_sentence
 from lens.run import open_run
-from lens.step_detail import step_call, step_tools
+from lens.step_detail import describe_step, step_call, step_tools
 from recorders.projections import PROFILES
 from recorders.run_step import REACT
 from recorders.values import is_number, js_number_text
@@ -82,3 +82,17 @@ def test_the_failing_refund_call_says_which_tool_failed_and_why():
     assert tool_calls
     assert tool_calls[0].name in failing[0].values
     assert any(str(tool_calls[0].result)[:30] in value for value in failing[0].values)
+
+
+@pytest.mark.parametrize("case", case_names())
+def test_no_step_detail_shows_a_literal_none(case):
+    run = open_run(read_bytes(recording_path(case)))
+    for profile in PROFILES:
+        scopes = run.scopes(profile)
+        for path in scopes.paths():
+            for step in scopes.get(path).steps:
+                detail = describe_step(step, run.evidence)
+                cells = [f.value for f in detail.facts] + [e.type for e in detail.events]
+                cells += [t.name for t in detail.tools_asked + detail.tool_results]
+                cells += list(detail.branches)
+                assert "None" not in cells, (profile, step.runtime_stage_id, cells)
