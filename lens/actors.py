@@ -59,7 +59,7 @@ def actor_for(endpoint: str, scope: tuple[str, ...], scopes: Container[tuple[str
     when this projection has no steps inside it to drill into.
     """
     if endpoint == ACTOR_USER:
-        return Actor(ACTOR_USER, "user", USER, endpoint)
+        return Actor(ACTOR_USER, input_sender(scope), USER, endpoint)
     if endpoint.startswith(LLM_PREFIX):
         base = stage_base(endpoint[len(LLM_PREFIX):])
         return Actor(f"model:{base}", _qualified("model", base, scope), MODEL, endpoint)
@@ -75,6 +75,16 @@ def actor_for(endpoint: str, scope: tuple[str, ...], scopes: Container[tuple[str
         return Actor(f"subflow:{endpoint}", relative_to_scope(endpoint, scope), CHILD, endpoint)
     base = stage_base(endpoint)
     return Actor(f"stage:{base}", relative_to_scope(base, scope), STAGE, endpoint)
+
+
+def input_sender(scope: tuple[str, ...]) -> str:
+    """Who hands a scope its input: the user at the root; inside a composition,
+    the composition around it (a nested agent's "user" message is what its
+    parent passed on, not what a person typed)."""
+    inner = [segment for segment in scope if segment != ROOT_SUBFLOW_ID]
+    if not inner:
+        return "user"
+    return "from " + (inner[-2] if len(inner) > 1 else "root")
 
 
 # Beyond this many "/" in one id, only the two plain readings are tried.

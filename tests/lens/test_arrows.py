@@ -83,15 +83,26 @@ def test_an_arrow_lit_now_is_not_also_drawn_faint():
 def test_the_actors_are_those_of_the_scope_in_order_of_first_appearance():
     steps = [step("fork", "fork (2)", (USER, "x/a", "fork-branch", "x/a"), (USER, "x/b", "fork-branch", "x/b"))]
     diagram = build_arrow_diagram(steps, ("__root__", "x"), {("__root__", "x", "a")})
+    # Inside x, the input comes from the composition around x, not from a person.
     assert [(a.label, a.role, a.drill_path) for a in diagram.actors] == [
-        ("user", "user", None), ("a", "child", ("__root__", "x", "a")), ("b", "child", None)]
+        ("from root", "user", None), ("a", "child", ("__root__", "x", "a")), ("b", "child", None)]
 
 
 def test_one_model_in_a_scope_is_called_model_several_are_told_apart():
     one = [step("react", "user→llm", (USER, "stage:llm:x/sf-llm-call/call-llm#4", "actor-arrow", "user→llm"),
                 path=("__root__", "x"))]
-    assert [a.label for a in build_arrow_diagram(one, ("__root__", "x"), set()).actors] == ["user", "model"]
+    assert [a.label for a in build_arrow_diagram(one, ("__root__", "x"), set()).actors] == [
+        "from root", "model"]
     two = [step("react", "user→llm", (USER, "stage:llm:a/call-llm#1", "actor-arrow", "user→llm")),
            step("react", "user→llm", (USER, "stage:llm:b/call-llm#2", "actor-arrow", "user→llm"))]
     assert [a.label for a in build_arrow_diagram(two, ROOT, set()).actors] == [
         "user", "model · a", "model · b"]
+
+
+def test_a_nested_scope_names_who_sent_its_input():
+    steps = [step("react", "user→llm", (USER, "stage:llm:x/y/call-llm#4", "actor-arrow", "user→llm"),
+                  path=("__root__", "x", "y"))]
+    labels = [a.label for a in build_arrow_diagram(steps, ("__root__", "x", "y"), set()).actors]
+    assert labels == ["from x", "model"]
+    at_root = [step("react", "user→llm", (USER, "stage:llm:call-llm#4", "actor-arrow", "user→llm"))]
+    assert [a.label for a in build_arrow_diagram(at_root, ROOT, set()).actors][0] == "user"
