@@ -13,6 +13,7 @@ value the sentence names is in the step's events.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -329,14 +330,17 @@ def _text_of(payload: Any, keys: tuple[str, ...]) -> str | None:
 
 
 def sentence_markdown(sentence: Sentence) -> str:
-    """The sentence as Markdown that renders exactly as written: recorded values
-    in bold, every character of every fragment escaped (recording text is
-    untrusted)."""
-    return "".join(_bold(f.text) if f.recorded else markdown_literal(f.text)
+    """The sentence as Markdown that renders exactly as written: app wording
+    escaped, every recorded value in a code span (recording text is untrusted,
+    and in a code span nothing is markup: no link, no autolinked URL, no HTML,
+    no math)."""
+    return "".join(code_span(f.text) if f.recorded else markdown_literal(f.text)
                    for f in sentence.fragments if f.text)
 
 
-def _bold(text: str) -> str:
-    # Emphasis must not start or end with a space; a blank value is shown quoted.
-    stripped = text.strip()
-    return f"**{markdown_literal(stripped)}**" if stripped else "“” "
+def code_span(text: str) -> str:
+    """``text`` as a Markdown code span: fenced by one more backtick than its
+    longest run of backticks, padded so a backtick at either end stays inside."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {one_line(text)} {fence}"

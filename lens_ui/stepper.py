@@ -178,7 +178,7 @@ def _steps(run: LoadedRun, profile: str, scope: Scope, index: int) -> None:
     with guarded_panel("step headline"), st.container(key="lens-step-headline"):
         st.markdown(sentence_markdown(step_sentence(step, run.evidence)),
                     help="What happened at this step, in plain words, from the recorded "
-                         "events (recorded values in bold).")
+                         "events (recorded values in code style).")
     diagram_column, detail_column = st.columns([1, 1], gap="medium")
     with diagram_column:
         with guarded_panel("diagram"):
