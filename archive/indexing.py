@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from archive.errors import ArchiveError
 from archive.folder import FileStat, IndexPlan, KnownFile, read_file
+from archive.schema import RUN_TABLES
 from archive.rows import NOT_A_RUN, RUN, UNREADABLE, FileOutcome, file_digest, index_file
 
 Progress = Callable[[int, int], None]  # (files done, files to read)
@@ -82,6 +83,32 @@ def batches(tasks: list[ReadTask], max_bytes: int = 32 * 1024**2,
         size += task.stat.size_bytes
     if batch:
         yield batch
+
+
+def replaced_files(indexed: list[IndexedFile]) -> list[str]:
+    """Files read in this pass whose rows are replaced (their digest changed)."""
+    return [item.stat.file for item in indexed if item.outcome is not None]
+
+
+def rows_by_table(indexed: list[IndexedFile]) -> dict[str, list[dict[str, Any]]]:
+    """The new rows of every run table, from the files whose digest changed."""
+    rows: dict[str, list[dict[str, Any]]] = {table.name: [] for table in RUN_TABLES}
+    for item in indexed:
+        if item.outcome is not None:
+            for name, table_rows in item.outcome.tables.items():
+                rows[name].extend(table_rows)
+    return rows
+
+
+def files_rows(indexed: list[IndexedFile]) -> list[dict[str, Any]]:
+    """Rows of the ``files`` table; ``status`` None marks a file whose digest did
+    not change (only its size and mtime are to be updated)."""
+    return [{
+        "file": item.stat.file, "size_bytes": item.stat.size_bytes,
+        "mtime_ns": item.stat.mtime_ns, "sha256": item.sha256,
+        "status": item.outcome.status if item.outcome is not None else None,
+        "problem": item.outcome.problem if item.outcome is not None else None,
+    } for item in indexed]
 
 
 def read_tasks(plan: IndexPlan, known: dict[str, KnownFile]) -> list[ReadTask]:

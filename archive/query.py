@@ -56,9 +56,8 @@ def open_parquet(url: str) -> duckdb.DuckDBPyConnection:
     try:
         _register_filesystem(con, url)
         for table in TABLES:
-            pattern = f"{location}/{table.name}/*.parquet"
-            con.execute(f'CREATE VIEW "{table.name}" AS SELECT * FROM read_parquet(?)',
-                        [pattern])
+            pattern = f"{location}/{table.name}/*.parquet".replace("'", "''")
+            con.execute(f'CREATE VIEW "{table.name}" AS SELECT * FROM read_parquet(\'{pattern}\')')
         allowed = location if "://" in location else location + os.sep
         con.execute("SET allowed_directories = ?", [[allowed]])
         con.execute("SET enable_external_access = false")

@@ -24,7 +24,8 @@ import pandas as pd
 
 from archive.errors import ArchiveError
 from archive.folder import KnownFile
-from archive.indexing import IndexedFile
+from archive.frames import insert_rows
+from archive.indexing import IndexedFile, files_rows, replaced_files, rows_by_table
 from archive.rows import UNREADABLE
 from archive.schema import FILES, RUN_TABLES, SCHEMA_VERSION, TABLES, Table
 
@@ -101,60 +102,15 @@ class ArchiveStore:
                 for file, size, mtime, sha, status in rows}
 
     def apply(self, indexed: Iterable[IndexedFile], removed: Iterable[str] = ()) -> None:
-        """Write one batch: replace the rows of every file read, drop removed files."""
-        indexed = list(indexed)
-        replaced = [item.stat.file for item in indexed if item.outcome is not None]
-        gone = list(removed)
-        rows: dict[str, list[dict]] = {table.name: [] for table in RUN_TABLES}
-        for item in indexed:
-            if item.outcome is not None:
-                for name, table_rows in item.outcome.tables.items():
-                    rows[name].extend(table_rows)
-        file_rows = [{
-            "file": item.stat.file, "size_bytes": item.stat.size_bytes,
-            "mtime_ns": item.stat.mtime_ns, "sha256": item.sha256,
-            "status": item.outcome.status if item.outcome is not None else None,
-            "problem": item.outcome.problem if item.outcome is not None else None,
-        } for item in indexed]
+        """Write one batch in one transaction; see :func:`apply_batch`."""
         con = self.connection
         con.execute("BEGIN TRANSACTION")
         try:
-            self._delete(RUN_TABLES, replaced + gone)
-            self._touch_unchanged([r for r in file_rows if r["status"] is None])
-            self._delete((FILES,), [r["file"] for r in file_rows if r["status"] is not None] + gone)
-            for table in RUN_TABLES:
-                insert_rows(con, table, rows[table.name])
-            insert_rows(con, FILES, [r for r in file_rows if r["status"] is not None])
+            apply_batch(con, list(indexed), list(removed))
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
-
-    def _delete(self, tables: Iterable[Table], files: list[str]) -> None:
-        if not files:
-            return
-        frame = pd.DataFrame({"file": files})
-        self.connection.register("_gone_files", frame)
-        try:
-            for table in tables:
-                self.connection.execute(
-                    f'DELETE FROM "{table.name}" WHERE file IN (SELECT file FROM _gone_files)')
-        finally:
-            self.connection.unregister("_gone_files")
-
-    def _touch_unchanged(self, rows: list[dict]) -> None:
-        """Same digest, new size or mtime: remember the new stat so the next pass
-        does not read the file again."""
-        if not rows:
-            return
-        frame = pd.DataFrame.from_records(rows, columns=["file", "size_bytes", "mtime_ns"])
-        self.connection.register("_touched", frame)
-        try:
-            self.connection.execute(
-                'UPDATE "files" SET size_bytes = t.size_bytes, mtime_ns = t.mtime_ns '
-                'FROM _touched AS t WHERE "files".file = t.file')
-        finally:
-            self.connection.unregister("_touched")
 
     def run_count(self) -> int:
         return self.connection.execute('SELECT count(*) FROM "runs"').fetchone()[0]
@@ -166,24 +122,42 @@ class ArchiveStore:
         return [{"file": file, "problem": problem} for file, problem in rows]
 
 
-def insert_rows(con: duckdb.DuckDBPyConnection, table: Table, rows: list[dict]) -> None:
-    """Append ``rows`` (dicts keyed by column name) to ``table``, cast to its types."""
+def apply_batch(con: duckdb.DuckDBPyConnection, indexed: list[IndexedFile],
+                removed: list[str]) -> None:
+    """Replace the rows of every file read whose digest changed, update the stat
+    of those whose digest did not, and drop the rows of removed files."""
+    file_rows = files_rows(indexed)
+    rewritten = [r["file"] for r in file_rows if r["status"] is not None]
+    _delete(con, RUN_TABLES, replaced_files(indexed) + removed)
+    _delete(con, (FILES,), rewritten + removed)
+    _touch_unchanged(con, [r for r in file_rows if r["status"] is None])
+    rows = rows_by_table(indexed)
+    for table in RUN_TABLES:
+        insert_rows(con, table, rows[table.name])
+    insert_rows(con, FILES, [r for r in file_rows if r["status"] is not None])
+
+
+def _delete(con: duckdb.DuckDBPyConnection, tables: Iterable[Table], files: list[str]) -> None:
+    if not files:
+        return
+    con.register("_gone_files", pd.DataFrame({"file": files}))
+    try:
+        for table in tables:
+            con.execute(f'DELETE FROM "{table.name}" WHERE file IN (SELECT file FROM _gone_files)')
+    finally:
+        con.unregister("_gone_files")
+
+
+def _touch_unchanged(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
+    """Same digest, new size or mtime: remember the new stat so the next pass
+    does not read the file again."""
     if not rows:
         return
-    frame = rows_frame(table, rows)
-    con.register("_incoming", frame)
+    con.register("_touched", pd.DataFrame.from_records(
+        rows, columns=["file", "size_bytes", "mtime_ns"]))
     try:
-        casts = ", ".join(f'CAST("{c.name}" AS {c.sql_type})' for c in table.columns)
-        con.execute(f'INSERT INTO "{table.name}" SELECT {casts} FROM _incoming')
+        con.execute('UPDATE "files" SET size_bytes = t.size_bytes, mtime_ns = t.mtime_ns '
+                    'FROM _touched AS t WHERE "files".file = t.file')
     finally:
-        con.unregister("_incoming")
+        con.unregister("_touched")
 
-
-def rows_frame(table: Table, rows: list[dict]) -> pd.DataFrame:
-    """A DataFrame of ``rows`` with exactly ``table``'s columns, in order."""
-    frame = pd.DataFrame.from_records(rows, columns=list(table.column_names))
-    for column in table.columns:
-        if column.sql_type.endswith("[]"):
-            # Lists stay Python lists, so DuckDB reads the column as a LIST.
-            frame[column.name] = frame[column.name].astype(object)
-    return frame

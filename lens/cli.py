@@ -4,6 +4,8 @@ Subcommands:
 
 - ``info``, ``steps``, ``route``: one recording, exactly as ``python -m recorders``
   prints them (:mod:`recorders.cli`).
+- ``archive index|runs|sql``: index a folder of saved runs and query it
+  (:mod:`archive.commands`).
 
 Each further command registers itself in :data:`COMMANDS` with a function
 that adds its arguments and one that runs it. Output is JSON on stdout unless
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from recorders import cli as recorder_cli
+from archive import commands as archive_commands
 
 PROG = "footprint-lens"
 
@@ -33,7 +36,10 @@ class Command:
     run: Callable[[argparse.Namespace], Any]  # JSON-able output, or an exit status
 
 
-COMMANDS: list[Command] = []
+COMMANDS: list[Command] = [
+    Command(archive_commands.NAME, archive_commands.HELP, archive_commands.add_arguments,
+            archive_commands.run),
+]
 
 
 def parser() -> argparse.ArgumentParser:
