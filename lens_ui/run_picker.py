@@ -12,7 +12,9 @@ import streamlit as st
 from recorders.errors import RecordingError
 from lens.text import markdown_literal
 from lens_ui import session
-from lens_ui.runs import SAMPLE, LoadedRun, RunChoice, open_run, sample_choice, upload_choice
+from lens_ui.archive_source import archive_bytes
+from lens_ui.runs import (ARCHIVE, SAMPLE, LoadedRun, RunChoice, open_run, sample_choice,
+                          upload_choice)
 from lens_ui.samples import sample_catalog
 
 UPLOADER = "lens.uploader"
@@ -76,6 +78,10 @@ def current_run() -> LoadedRun | None:
         return None
     if choice.kind == SAMPLE:
         _, data = sample_choice(choice.name)
+    elif choice.kind == ARCHIVE:
+        data = archive_bytes(choice)
+        if data is None:
+            return None
     else:
         kept = st.session_state.get(session.UPLOADS, {}).get(choice.digest)
         if kept is None:
@@ -96,6 +102,9 @@ def _run_select() -> None:
 def _options() -> dict[str, str]:
     """Option key → label: this session's uploads (newest first), then the samples."""
     options: dict[str, str] = {}
+    current = session.current_choice()
+    if current is not None and current.kind == ARCHIVE:  # opened from the Archive page
+        options[current.key] = f"🗄 {current.name} (archive)"
     for choice, _ in reversed(list(st.session_state.get(session.UPLOADS, {}).values())):
         options[choice.key] = f"⬆ {choice.name} (uploaded)"
     for name in sample_catalog():

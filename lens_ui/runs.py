@@ -29,19 +29,21 @@ from lens_ui import collector
 from lens_ui.samples import sample_catalog
 
 SAMPLE, UPLOAD = "sample", "upload"
+ARCHIVE = "archive"  # a run file of a configured archive folder (lens_ui/archive_source.py)
 
 
 @dataclass(frozen=True)
 class RunChoice:
-    """Which run is open: a sample by name, or an upload by digest."""
+    """Which run is open: a sample by name, an upload by digest, or an archive
+    file by ``<folder label>/<path in the folder>``."""
 
-    kind: str  # SAMPLE | UPLOAD
-    name: str  # the sample's name, or the uploaded file's name (untrusted)
+    kind: str  # SAMPLE | UPLOAD | ARCHIVE
+    name: str  # the sample's name, the uploaded file's name (untrusted), or the archive path
     digest: str
 
     @property
     def key(self) -> str:
-        return f"{self.kind}:{self.name if self.kind == SAMPLE else self.digest}"
+        return f"{self.kind}:{self.name if self.kind in (SAMPLE, ARCHIVE) else self.digest}"
 
     @property
     def link_name(self) -> str | None:
