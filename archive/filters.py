@@ -86,16 +86,18 @@ def _like_escaped(text: str) -> str:
 
 
 def runs_over_time_sql(run_filter: RunFilter) -> tuple[str, list[Any]]:
-    """Runs per hour (per day when the runs span more than three days), completed
-    and not, for the chart of runs over time."""
+    """Runs per minute, hour or day (by how long the runs span), completed and
+    not, for the chart of runs over time."""
     where, params = run_filter.where()
     return (f"""
         WITH chosen AS (SELECT started_at, complete FROM runs
                         WHERE {where} AND started_at IS NOT NULL),
-             span AS (SELECT max(started_at) - min(started_at) > INTERVAL 3 DAY AS by_day
-                      FROM chosen)
-        SELECT CASE WHEN (SELECT by_day FROM span) THEN date_trunc('day', started_at)
-                    ELSE date_trunc('hour', started_at) END AS bucket,
+             span AS (SELECT max(started_at) - min(started_at) AS width FROM chosen)
+        SELECT CASE WHEN (SELECT width FROM span) > INTERVAL 3 DAY
+                        THEN date_trunc('day', started_at)
+                    WHEN (SELECT width FROM span) > INTERVAL 6 HOUR
+                        THEN date_trunc('hour', started_at)
+                    ELSE date_trunc('minute', started_at) END AS bucket,
                CASE WHEN complete IS FALSE THEN 'crashed' ELSE 'completed' END AS outcome,
                count(*) AS runs
         FROM chosen GROUP BY ALL ORDER BY bucket""", params)

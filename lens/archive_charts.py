@@ -47,6 +47,7 @@ def failures_by_tool(rows: list[dict[str, Any]]) -> go.Figure:
     figure.add_bar(y=names, x=[r["failures"] for r in rows][::-1], orientation="h",
                    marker_color=_COLOURS["crashed"],
                    hovertemplate="%{y}: %{x} failed<extra></extra>")
+    figure.update_xaxes(tickformat=",d", rangemode="tozero")
     return figure
 
 
@@ -60,4 +61,5 @@ def tokens_by_agent(rows: list[dict[str, Any]]) -> go.Figure:
                    name="output", marker_color="#F58518",
                    hovertemplate="%{y}: %{x} output<extra></extra>")
     figure.update_layout(barmode="stack")
+    figure.update_xaxes(tickformat=",d", rangemode="tozero")
     return figure

@@ -9,7 +9,7 @@ from recorders.projections import PROFILES, Projection
 from lens.summary import format_count, format_duration, run_facts, summarise
 from lens_ui import session
 from lens_ui.render import facts_grid
-from lens_ui.runs import UPLOAD, LoadedRun
+from lens_ui.runs import ARCHIVE, UPLOAD, LoadedRun
 
 PROFILE_WIDGET = "lens.profile_switch"
 PROFILE_HELP = {
@@ -20,7 +20,7 @@ PROFILE_HELP = {
 
 def run_header(run: LoadedRun, projection: Projection) -> None:
     choice = run.choice
-    source = "uploaded file" if choice.kind == UPLOAD else "sample"
+    source = {UPLOAD: "uploaded file", ARCHIVE: "archive"}.get(choice.kind, "sample")
     with st.container(border=True):
         st.caption(f"Open run · {source}")
         st.text(choice.name)

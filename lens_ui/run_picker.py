@@ -104,7 +104,7 @@ def _options() -> dict[str, str]:
     options: dict[str, str] = {}
     current = session.current_choice()
     if current is not None and current.kind == ARCHIVE:  # opened from the Archive page
-        options[current.key] = f"🗄 {current.name} (archive)"
+        options[current.key] = f"{current.name} (archive)"
     for choice, _ in reversed(list(st.session_state.get(session.UPLOADS, {}).values())):
         options[choice.key] = f"⬆ {choice.name} (uploaded)"
     for name in sample_catalog():
