@@ -8,6 +8,7 @@ import streamlit as st
 from recorders.projections import PROFILES, Projection
 from lens.summary import format_count, format_duration, run_facts, summarise
 from lens_ui import session
+from lens_ui.compare_state import compare_with
 from lens_ui.render import facts_grid
 from lens_ui.runs import ARCHIVE, UPLOAD, LoadedRun
 
@@ -24,6 +25,10 @@ def run_header(run: LoadedRun, projection: Projection) -> None:
     with st.container(border=True):
         st.caption(f"Open run · {source}")
         st.text(choice.name)
+        if st.button("Compare with…", key="lens.compare_with",
+                     help="Open the Compare page with this run as run A"):
+            compare_with(choice)
+            st.switch_page("pages/compare.py")
         facts_grid(run_facts(run.recording, run.evidence), columns=4)
     health_line(run, projection)
     summary_figures(run, projection)

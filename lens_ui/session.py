@@ -29,6 +29,7 @@ NOTICES = "lens.notices"  # app-text notices to show once
 STARTED = "lens.started"
 TAB = "lens.tab"  # which tab of the run view is open
 STEPS_TAB, ROUTE_TAB, BACKTRACK_TAB, SEARCH_TAB = "Steps", "Why this skill?", "Backtrack", "Search"
+TIMELINE_TAB = "Timeline"
 
 
 def start_session() -> None:

@@ -23,10 +23,12 @@ from lens_ui.evidence_tabs import backtrack_tab, search_tab
 from lens_ui.route_panel import route_panel
 from lens_ui.runs import LoadedRun
 from lens_ui.step_panel import served_context, step_panel
+from lens_ui.timeline_panel import timeline_panel
 
 TAB = session.TAB
 STEPS_TAB, ROUTE_TAB = session.STEPS_TAB, session.ROUTE_TAB
 BACKTRACK_TAB, SEARCH_TAB = session.BACKTRACK_TAB, session.SEARCH_TAB
+TIMELINE_TAB = session.TIMELINE_TAB
 GENERATION = "lens.selection_generation"  # bumped after a handled click: fresh widget keys
 PLOT_CONFIG = {"displayModeBar": False, "scrollZoom": False}
 MAX_CHILD_BUTTONS = 8
@@ -42,11 +44,15 @@ def run_view(run: LoadedRun, profile: str) -> None:
         st.info(text, icon=":material/info:")
     scope = scopes.get(path)
     _breadcrumb(scopes, scope)
-    steps_tab, route_tab, backtrack, search = st.tabs(
-        [STEPS_TAB, ROUTE_TAB, BACKTRACK_TAB, SEARCH_TAB], key=TAB, on_change="rerun")
+    steps_tab, timeline, route_tab, backtrack, search = st.tabs(
+        [STEPS_TAB, TIMELINE_TAB, ROUTE_TAB, BACKTRACK_TAB, SEARCH_TAB], key=TAB,
+        on_change="rerun")
     if steps_tab.open is not False:
         with steps_tab:
             _steps(run, profile, scope, index)
+    if timeline.open is not False:
+        with timeline:
+            timeline_panel(run, profile, scope.path, index)
     if route_tab.open is not False:
         with route_tab:
             route_panel(run, profile, hops_key(_generation()))

@@ -24,7 +24,6 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from recorders.loading import Recording
-from recorders.projections import Projection
 from recorders.route_recorder import RouteRecorder, replay_route
 from recorders.run_step import (
     ACTOR_USER,
@@ -422,12 +421,7 @@ def lens_route(recording: Recording) -> RouteRecorder:
     return replay_route(recording.typed_events, follow_cursor_move=True)
 
 
-def lens_projection(recording: Recording) -> Projection:
-    steps = lens_run_steps(recording)
-    return Projection("lens", steps, lens_route(recording), _notes(recording, steps))
-
-
-def _notes(recording: Recording, steps: LensStepRecorder) -> list[str]:
+def lens_notes(recording: Recording, steps: LensStepRecorder) -> list[str]:
     """What this projection cannot show for this recording, said plainly."""
     notes: list[str] = []
     if not recording.has_boundary_log:
