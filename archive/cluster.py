@@ -25,7 +25,7 @@ import duckdb
 from archive.errors import ArchiveError
 from archive.folder import KnownFile, plan_index, scan_folder
 from archive.indexing import (IndexedFile, IndexReport, Progress, ReportTally, batches,
-                              read_batch, read_tasks, relative_root)
+                              read_batch, read_tasks, absolute_folder)
 from archive.query import dataset_location
 from archive.rows import UNREADABLE
 from archive.schema import FILES, RUNS, TABLES
@@ -44,7 +44,7 @@ def index_to_parquet(root: str | os.PathLike, url: str, scheduler: str,
     the changed files on the Dask cluster at ``scheduler``."""
     client_type, as_completed = _distributed()
     fs, base = _filesystem(url)
-    folder = relative_root(root)
+    folder = absolute_folder(root)
     listing = scan_folder(folder)
     con = _dataset_db(url)
     try:

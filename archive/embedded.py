@@ -6,7 +6,7 @@ import os
 
 from archive.folder import plan_index, scan_folder
 from archive.indexing import (IndexReport, Progress, ReportTally, batches, read_batch,
-                              read_tasks, relative_root)
+                              read_tasks, absolute_folder)
 from archive.store import ArchiveStore, default_db_path
 
 # Small enough that progress moves and a page reading the index sees runs
@@ -17,7 +17,7 @@ BATCH_FILES, BATCH_BYTES = 64, 16 * 1024**2
 def index_folder(root: str | os.PathLike, db_path: str | os.PathLike | None = None,
                  progress: Progress | None = None) -> IndexReport:
     """Bring the index of ``root`` up to date; see :mod:`archive.indexing`."""
-    folder = relative_root(root)
+    folder = absolute_folder(root)
     listing = scan_folder(folder)
     with ArchiveStore.open(db_path or default_db_path(folder)) as store:
         known = store.known_files()

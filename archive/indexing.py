@@ -142,5 +142,5 @@ def _counted(known: KnownFile | None) -> bool:
     return known is not None and known.status in (RUN, UNREADABLE)
 
 
-def relative_root(root: str | os.PathLike) -> str:
+def absolute_folder(root: str | os.PathLike) -> str:
     return os.path.abspath(os.fspath(root))
