@@ -80,8 +80,9 @@ def test_filter_to_failed_tools_and_open_one(lens):
 
     lens.select_grid_row(0)
     lens.button("lens.archive.open").click()
+    # Opening a run projects it first; on a loaded machine that takes a while.
+    lens.step_label_locator().wait_for(timeout=INDEX_TIMEOUT_MS)
     lens.wait_idle()
-    lens.step_label_locator().wait_for(timeout=30_000)
     main = lens.page.locator('[data-testid="stMain"]').inner_text()
     opened = [e for e in failed if e["runId"] in main]
     assert len(opened) == 1, "the run page shows one of the runs with a failed tool"
