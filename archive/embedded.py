@@ -7,7 +7,8 @@ import os
 from archive.folder import plan_index, scan_folder
 from archive.indexing import (IndexReport, Progress, ReportTally, batches, read_batch,
                               read_tasks, absolute_folder)
-from archive.store import ArchiveStore, default_db_path
+from archive.database import default_db_path
+from archive.store import ArchiveStore
 
 # Small enough that progress moves and a page reading the index sees runs
 # arrive; large enough that a transaction per batch costs little.

@@ -28,7 +28,7 @@ import duckdb
 
 from archive.errors import ArchiveError
 from archive.schema import RUN_TABLES, TABLES
-from archive.store import connect, default_db_path
+from archive.database import connect, default_db_path
 
 DEFAULT_ORDER = "started_at DESC, file"
 DEFAULT_LIMIT = 100

@@ -6,15 +6,11 @@ file, and applies what a pass read, one batch per transaction: a file read
 again has all its rows replaced, a removed file has them dropped. Readers
 (the query commands, the app) open the file through :mod:`archive.query`.
 
-The default location is outside the archive folder, which may be read-only:
-``$FOOTPRINT_LENS_CACHE`` (else ``$XDG_CACHE_HOME/footprint-lens``, else
-``~/.cache/footprint-lens``) ``/archives/<folder name>-<hash of its absolute
-path>.duckdb``. DuckDB lets one process write a file at a time.
+Where the file lives by default, and how it is opened: :mod:`archive.database`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Iterable
@@ -22,7 +18,7 @@ from typing import Iterable
 import duckdb
 import pandas as pd
 
-from archive.errors import ArchiveError
+from archive.database import connect
 from archive.folder import KnownFile
 from archive.frames import insert_rows
 from archive.indexing import IndexedFile, files_rows, replaced_files, rows_by_table
@@ -30,34 +26,6 @@ from archive.rows import UNREADABLE
 from archive.schema import FILES, RUN_TABLES, SCHEMA_VERSION, TABLES, Table
 
 _META = "archive_meta"
-
-
-def default_db_path(root: str | os.PathLike) -> Path:
-    """Where the index of folder ``root`` lives unless ``--db`` says otherwise."""
-    folder = os.path.abspath(os.fspath(root))
-    base = os.environ.get("FOOTPRINT_LENS_CACHE")
-    if not base:
-        cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
-        base = os.path.join(cache, "footprint-lens")
-    tag = hashlib.sha256(folder.encode("utf-8", "surrogateescape")).hexdigest()[:12]
-    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in os.path.basename(folder))
-    return Path(base) / "archives" / f"{name or 'archive'}-{tag}.duckdb"
-
-
-def connect(db_path: str | os.PathLike, read_only: bool, **config) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection, with DuckDB's own failures said in one line."""
-    try:
-        return duckdb.connect(os.fspath(db_path), read_only=read_only, config=config)
-    except duckdb.IOException as error:
-        text = str(error)
-        if "lock" in text.lower():
-            raise ArchiveError(f"the index {os.fspath(db_path)} is in use by another process "
-                               "(DuckDB lets one process write it at a time)") from None
-        raise ArchiveError(f"cannot open the index {os.fspath(db_path)}: "
-                           f"{text.splitlines()[0]}") from None
-    except duckdb.Error as error:
-        raise ArchiveError(f"cannot open the index {os.fspath(db_path)}: "
-                           f"{str(error).splitlines()[0]}") from None
 
 
 class ArchiveStore:

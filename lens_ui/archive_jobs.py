@@ -20,7 +20,8 @@ import streamlit as st
 from archive.embedded import index_folder
 from archive.errors import ArchiveError
 from archive.indexing import IndexReport
-from archive.store import ArchiveStore, connect, default_db_path
+from archive.database import connect, default_db_path
+from archive.store import ArchiveStore
 
 
 @dataclass

@@ -81,7 +81,7 @@ def test_text_search_finds_failed_tool_output(app, configured):
     con_rows = app.dataframe[0].value
     assert len(con_rows) == len(manifest()["files"])
     # A word from one failed tool's result, read from the index the page shows.
-    from archive.store import default_db_path
+    from archive.database import default_db_path
     from lens_ui.archive_jobs import reader
 
     file, text = reader(default_db_path(configured)).cursor().execute(
