@@ -17,7 +17,8 @@ import streamlit as st
 
 from lens_ui import session
 from lens_ui.archive_source import archive_bytes
-from lens_ui.runs import ARCHIVE, SAMPLE, UPLOAD, LoadedRun, RunChoice, open_run, sample_choice
+from lens_ui.runs import (ARCHIVE, SAMPLE, UPLOAD, LoadedRun, RunChoice, open_run,
+                          sample_choice, server_store, session_id)
 from lens_ui.samples import sample_catalog
 
 PAIR = "lens.compare.pair"          # (RunChoice, RunChoice): open the page on these
@@ -28,8 +29,14 @@ ARCHIVE_OFFERED = "lens.compare.archive_runs"  # ref → RunChoice: archive runs
 
 
 def session_uploads() -> dict[str, tuple[RunChoice, bytes]]:
-    """This session's uploads, digest → (choice, bytes)."""
-    return st.session_state.get(session.UPLOADS, {}) or {}
+    """This session's uploads, digest → (choice, bytes), from the server's store."""
+    store, key = server_store(), session_id()
+    uploads: dict[str, tuple[RunChoice, bytes]] = {}
+    for held in store.session_uploads(key):
+        data = store.upload_bytes(key, held.digest)
+        if data is not None:
+            uploads[held.digest] = (held.info, data)
+    return uploads
 
 
 def choice_ref(choice: RunChoice) -> str:

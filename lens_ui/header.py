@@ -24,7 +24,7 @@ def run_header(run: LoadedRun, projection: Projection) -> None:
     source = {UPLOAD: "uploaded file", ARCHIVE: "archive"}.get(choice.kind, "sample")
     with st.container(border=True):
         st.caption(f"Open run · {source}")
-        st.text(choice.name)
+        st.text(choice.label or choice.name)
         if st.button("Compare with…", key="lens.compare_with",
                      help="Open the Compare page with this run as run A"):
             compare_with(choice)

@@ -22,12 +22,10 @@ def _with_uploads(files: dict[str, bytes]) -> tuple[AppTest, list]:
     at.run()
     no_exception(at)
     choices = []
-    uploads = {}
-    for name, data in files.items():
-        choice = upload_choice(name, data)
-        uploads[choice.digest] = (choice, data)
-        choices.append(choice)
-    at.session_state[session.UPLOADS] = uploads
+    for name, data in files.items():  # uploaded as a user does, into the server's store
+        at.file_uploader(key="lens.uploader").set_value((name, data, "application/json")).run()
+        no_exception(at)
+        choices.append(upload_choice(name, data))
     at.session_state[PAIR] = tuple(choices)
     at.run()
     no_exception(at)
