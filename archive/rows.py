@@ -24,11 +24,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 from recorders.errors import RecordingError
-from recorders.evidence import recording_id
+from recorders import evidence
+from recorders.evidence import usage_tokens
 from recorders.lens_projection import lens_route
 from recorders.loading import ENVELOPE_FORMAT, Recording, load_recording, parse_json
-
-from archive.tokens import usage_tokens
 
 RUN, UNREADABLE, NOT_A_RUN = "run", "unreadable", "not-a-run"
 SHORT_TEXT_CHARS = 500
@@ -85,7 +84,7 @@ def file_digest(data: bytes) -> str:
 def run_rows(recording: Recording, file: str, size_bytes: int,
              sha256: str) -> dict[str, list[dict[str, Any]]]:
     """Rows of every run table for one loaded recording."""
-    run_id = recording_id(recording)
+    run_id = evidence.run_id(recording)
     walk = _TypedWalk(file, run_id)
     for event in recording.typed_events:
         handler = walk.handlers.get(event.get("type"))

@@ -38,7 +38,7 @@ class Table:
 
 _FILE = Column("file", "VARCHAR", "path of the run file relative to the archive folder")
 _RUN_ID = Column("run_id", "VARCHAR", "the run's id (envelope `run.runId`, else the typed "
-                 "stream's run id(s), else the engine's)")
+                 "stream's, else the engine's), as the run page shows it")
 
 RUNS = Table("runs", "one row per readable run file", (
     _FILE, _RUN_ID,

@@ -10,7 +10,7 @@ import pytest
 
 from archive.rows import NOT_A_RUN, RUN, UNREADABLE, index_file, short_text
 from archive.schema import RUN_TABLES
-from archive.tokens import usage_tokens
+from recorders.evidence import usage_tokens
 from archive_support import copy_archive, manifest
 
 
