@@ -15,7 +15,7 @@ runs by digest), the garbage collector (``lens_ui/collector.py``), or widgets.
 Everything an :class:`OpenRun` holds is built once and then only read, so one
 open run can be shared by every session that shows it. Helpers whose result
 depends on the scope on screen (:meth:`OpenRun.scoped_steps`,
-:meth:`OpenRun.diagram`) build afresh on each call and keep nothing: a caller
+:meth:`OpenRun.step_map`, :meth:`OpenRun.diagram`) build afresh on each call and keep nothing: a caller
 that asks often (the app, per slider move) keeps the result itself.
 """
 
@@ -24,13 +24,12 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from recorders.evidence import EvidenceIndex, build_evidence_index, recording_id
+from recorders.evidence import EvidenceIndex, StepMap, build_evidence_index, run_id
 from recorders.loading import Recording, load_recording
 from recorders.projections import DEFAULT_PROFILE, PROFILES, Projection, build_projection
 from recorders.run_step import RunStep
 from lens.arrows import ArrowDiagram, build_arrow_diagram
 from lens.scopes import Scope, ScopeIndex
-from lens.step_evidence import StepEvidence
 from lens.step_places import ScopedSteps, StepPlace, StepPlaces
 
 __all__ = ["OpenRun", "ProfileViews", "open_run", "PROFILES", "DEFAULT_PROFILE"]
@@ -50,9 +49,8 @@ class OpenRun:
 
     def __init__(self, recording: Recording) -> None:
         self.recording = recording
-        self.step_evidence = StepEvidence.build(recording)
         self.evidence: EvidenceIndex = build_evidence_index(recording)
-        self.run_id: str = recording_id(recording)
+        self.run_id: str = run_id(recording)
         self._views: dict[str, ProfileViews] = {}
         self._building = threading.Lock()
 
@@ -107,6 +105,10 @@ class OpenRun:
     def place(self, profile: str, path: tuple[str, ...], position: int) -> StepPlace | None:
         """Position ``position`` of :meth:`scoped_steps` as (scope path, index, count)."""
         return self.scoped_steps(profile, path).place(position)
+
+    def step_map(self, profile: str, path: tuple[str, ...]) -> StepMap:
+        """Where each model and tool call sits in :meth:`scoped_steps` of ``path``."""
+        return StepMap(self.evidence, self.scoped_steps(profile, path).steps)
 
     def diagram(self, profile: str, path: tuple[str, ...]) -> ArrowDiagram:
         """The actor-arrow diagram of the scope at ``path`` (the root if none)."""

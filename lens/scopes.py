@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 from typing import Container, Iterable, Protocol
 
-from recorders.run_step import ROOT_SUBFLOW_ID, RunStep
-
-ROOT: tuple[str, ...] = (ROOT_SUBFLOW_ID,)
+from recorders.run_step import RunStep
+from recorders.values import ROOT_PATH as ROOT
+from recorders.values import nearest_known_prefix
 PATH_SEPARATOR = "/"
 
 
@@ -134,7 +134,4 @@ def _first_ts(steps: tuple[RunStep, ...]) -> float:
 
 def _nearest_ancestor(path: tuple[str, ...], scopes: Container) -> tuple[str, ...] | None:
     """The closest proper prefix that is a scope (an empty middle level is skipped)."""
-    for end in range(len(path) - 1, 0, -1):
-        if path[:end] in scopes:
-            return path[:end]
-    return None
+    return nearest_known_prefix(path, scopes, proper=True)

@@ -5,9 +5,9 @@ upload (or once per sample file) and carried in the session. Open runs and
 uploaded bytes live in one :class:`lens_ui.run_store.ServerStore` for the
 whole server, within its memory budget (``lens_ui/server_limits.py``): an
 open run is shared, never copied, and the slider only indexes into what was
-built. What depends on the scope on screen (its step list and diagram) is
-kept with the run, so a slider move only looks things up, and goes when the
-run goes.
+built. What depends on the scope on screen (its step list, the map of model
+calls onto it, and its diagram) is kept with the run, so a slider move only
+looks things up, and goes when the run goes.
 
 The collector policy (``lens_ui/collector.py``) is applied here, where runs
 are kept: a large open run and its views are frozen once built.
@@ -24,7 +24,8 @@ import streamlit as st
 from streamlit import runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from recorders.loading import gunzip
+from recorders.evidence import EvidenceIndex, StepMap
+from recorders.loading import Recording, gunzip
 from recorders.projections import PROFILES, Projection
 from lens.arrows import ArrowDiagram
 from lens.run import OpenRun, ProfileViews, open_run as open_run_bytes
@@ -81,19 +82,15 @@ class LoadedRun:
     run: OpenRun
 
     @property
-    def recording(self):
+    def recording(self) -> Recording:
         return self.run.recording
 
     @property
-    def evidence_index(self):
+    def evidence(self) -> EvidenceIndex:
         return self.run.evidence
 
     @property
-    def evidence(self):
-        return self.run.step_evidence
-
-    @property
-    def recording_id(self) -> str:
+    def run_id(self) -> str:
         return self.run.run_id
 
     def projection(self, profile: str) -> Projection:
@@ -111,6 +108,11 @@ class LoadedRun:
         first, then every other scope's (see :mod:`lens.step_places`)."""
         scope = self.run.scope(profile, path)
         return _scoped_steps(self.choice.digest, profile, scope.path, self.run)
+
+    def step_map(self, profile: str, path: tuple[str, ...]) -> StepMap:
+        """Where each model and tool call sits in :meth:`scoped_steps` of ``path``."""
+        scope = self.run.scope(profile, path)
+        return _step_map(self.choice.digest, profile, scope.path, self.run)
 
     def step_counts(self) -> dict[str, int]:
         """Steps at the root under each profile, for the reference switch."""
@@ -206,6 +208,12 @@ def _scoped_steps(digest: str, profile: str, path: tuple[str, ...],
                   run: OpenRun) -> ScopedSteps:
     return server_store().memo(digest, ("scoped", profile, path),
                                lambda: run.scoped_steps(profile, path))
+
+
+def _step_map(digest: str, profile: str, path: tuple[str, ...], run: OpenRun) -> StepMap:
+    return server_store().memo(
+        digest, ("step_map", profile, path),
+        lambda: StepMap(run.evidence, _scoped_steps(digest, profile, path, run).steps))
 
 
 def _diagram(digest: str, profile: str, path: tuple[str, ...], run: OpenRun) -> ArrowDiagram:

@@ -25,7 +25,7 @@ def timeline_panel(run: LoadedRun, profile: str, path: tuple[str, ...], position
                 "to draw.", icon=":material/timeline:")
         return
     here = run.scoped_steps(profile, path)
-    current = spans_at(run.evidence_index.step_map(here.steps), run.evidence_index, position)
+    current = spans_at(run.step_map(profile, path), run.evidence, position)
     calls = sum(1 for s in timeline.spans if s.kind == MODEL)
     tools = len(timeline.spans) - calls
     summary = (f"{calls} model call(s) and {tools} tool call(s) in {len(timeline.lanes)} "
@@ -49,7 +49,7 @@ def _clicked(run: LoadedRun, profile: str, key: str) -> None:
             and isinstance(data[1], int)):
         return
     everywhere = run.scoped_steps(profile, ROOT)
-    position = span_position(run.evidence_index.step_map(everywhere.steps), data[0], data[1])
+    position = span_position(run.step_map(profile, ROOT), data[0], data[1])
     place = everywhere.place(position) if position is not None else None
     if place is None:
         session.notice("That call has no step in this projection.")
@@ -67,4 +67,4 @@ def _points(state: object) -> list:
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _timeline(digest: str, _run: LoadedRun) -> Timeline:
-    return build_timeline(_run.evidence_index)
+    return build_timeline(_run.evidence)

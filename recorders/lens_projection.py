@@ -55,6 +55,7 @@ from recorders.lens_scopes import (
     scope_kind_of,
 )
 from recorders.run_step_recorder import last_segment, parse_primitive_kind
+from recorders.values import nearest_known_prefix
 from recorders.trackers.actor_arrows import LLM_TO_TOOL, LLM_TO_USER, TOOL_TO_LLM
 
 _COMPOSITION_KINDS = frozenset({SEQUENCE, PARALLEL, CONDITIONAL, LOOP})
@@ -114,10 +115,7 @@ class LensStepRecorder:
         return renumber(steps)
 
     def _scope_path_for(self, path: tuple[str, ...]) -> tuple[str, ...]:
-        for end in range(len(path), 0, -1):
-            if path[:end] in self.scopes.infos:
-                return path[:end]
-        return ROOT_PATH
+        return nearest_known_prefix(path, self.scopes.infos) or ROOT_PATH
 
     # ── ingest ───────────────────────────────────────────────────────
 
