@@ -16,7 +16,7 @@ from lens.summary import RunSummary, format_count, format_duration, run_facts, s
 from lens.text import one_line
 from lens_ui import session
 from lens_ui.compare_state import compare_with
-from lens_ui.runs import UPLOAD, LoadedRun
+from lens_ui.runs import ARCHIVE, UPLOAD, LoadedRun
 
 PROFILE_WIDGET = "lens.profile_switch"
 PROFILE_HELP = {
@@ -43,7 +43,7 @@ def run_bar(run: LoadedRun, profile: str) -> None:
     summary = summarise(run.evidence, projection.route.get_path(), run.recording.run_info)
     problems = _health(run, projection)
     choice = run.choice
-    source = "uploaded file" if choice.kind == UPLOAD else "sample"
+    source = {UPLOAD: "uploaded file", ARCHIVE: "archive"}.get(choice.kind, "sample")
     with st.container(horizontal=True, vertical_alignment="center", gap="small",
                       key="lens-run-bar"):
         # The label is one line and bounded (lens.run_label); shown whole, since
