@@ -13,7 +13,6 @@ value the sentence names is in the step's events.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -22,7 +21,7 @@ from recorders.run_step import DECIDE, FORK, ITERATION, MERGE, REACT, SEQUENTIAL
 from recorders.values import is_number, js_number_text
 from lens.step_detail import (LLM_TO_TOOL, LLM_TO_USER, TOOL_TO_LLM, USER_TO_LLM, actor_arrow,
                               decision_rationale, step_call, step_tools)
-from lens.text import format_ms, markdown_literal, one_line
+from lens.text import format_ms, one_line
 
 QUOTE_CHARS = 120  # a quoted text longer than this is clipped
 MAX_TOOLS = 3      # tools named in one sentence; more are counted
@@ -328,19 +327,3 @@ def _text_of(payload: Any, keys: tuple[str, ...]) -> str | None:
                 return payload[key]
     return None
 
-
-def sentence_markdown(sentence: Sentence) -> str:
-    """The sentence as Markdown that renders exactly as written: app wording
-    escaped, every recorded value in a code span (recording text is untrusted,
-    and in a code span nothing is markup: no link, no autolinked URL, no HTML,
-    no math)."""
-    return "".join(code_span(f.text) if f.recorded else markdown_literal(f.text)
-                   for f in sentence.fragments if f.text)
-
-
-def code_span(text: str) -> str:
-    """``text`` as a Markdown code span: fenced by one more backtick than its
-    longest run of backticks, padded so a backtick at either end stays inside."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    return f"{fence} {one_line(text)} {fence}"

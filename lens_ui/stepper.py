@@ -15,7 +15,7 @@ import streamlit as st
 from lens.figures import actor_figure
 from lens.route_view import hop_step_index
 from lens.scopes import ROOT, Scope, ScopeIndex, encode_path
-from lens.plain_words import sentence_markdown, step_sentence
+from lens.plain_words import step_sentence
 from lens.step_detail import step_caption
 from lens.text import markdown_literal
 from lens_ui import session
@@ -176,9 +176,11 @@ def _steps(run: LoadedRun, profile: str, scope: Scope, index: int) -> None:
     _controls(len(steps), index, slider_key)
     st.text(step_caption(step, index, len(steps), run.evidence))
     with guarded_panel("step headline"), st.container(key="lens-step-headline"):
-        st.markdown(sentence_markdown(step_sentence(step, run.evidence)),
-                    help="What happened at this step, in plain words, from the recorded "
-                         "events (recorded values in code style).")
+        # Plain text, not Markdown: the sentence quotes recording text (a URL
+        # in it would be autolinked even with every character escaped).
+        st.text(step_sentence(step, run.evidence).text,
+                help="What happened at this step, in plain words, from the recorded "
+                     "events; recorded values are in “quotes”.")
     diagram_column, detail_column = st.columns([1, 1], gap="medium")
     with diagram_column:
         with guarded_panel("diagram"):

@@ -97,19 +97,3 @@ def test_no_step_detail_shows_a_literal_none(case):
                 cells += list(detail.branches)
                 assert "None" not in cells, (profile, step.runtime_stage_id, cells)
 
-
-def test_the_headline_markdown_puts_every_recorded_value_in_a_code_span():
-    from lens.plain_words import Fragment, Sentence, code_span, sentence_markdown
-    from lens.text import markdown_literal
-    hostile = ("<script>alert(1)</script> ![p](https://attacker.example/p.gif) "
-               "https://example.test/?q=x **x** $y$ ``z`")
-    sentence = Sentence((Fragment("The model answered: "), Fragment(hostile, hostile),
-                         Fragment(".")))
-    text = sentence_markdown(sentence)
-    span = code_span(hostile)
-    assert text == markdown_literal("The model answered: ") + span + markdown_literal(".")
-    # The fence is longer than any run of backticks inside, so the span holds it all.
-    fence = span[:span.index(" ")]
-    assert set(fence) == {"`"} and len(fence) == 3 and span.endswith(" " + fence)
-    assert span[len(fence) + 1:-len(fence) - 1] == hostile
-    assert sentence.text == f"The model answered: “{hostile}”."

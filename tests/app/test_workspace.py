@@ -1,0 +1,56 @@
+"""The run page's first screen: a one-line run bar with the details in a
+popover, and the step's plain-words headline under the step label."""
+
+from __future__ import annotations
+
+from app_support import caption, no_exception
+
+from lens.plain_words import step_sentence
+from lens.run import open_run
+from lens_ui.samples import SAMPLE_DIR
+
+REFUND = "agent-refund-multi-tools-error"
+
+
+def refund_run():
+    return open_run(next(SAMPLE_DIR.glob(f"{REFUND}.json*")).read_bytes())
+
+
+def test_each_step_shows_its_sentence_under_the_label(app):
+    run = refund_run()
+    steps = run.root_steps("lens")
+    app.query_params.update({"run": REFUND})
+    at = app.run()
+    for number, step in enumerate(steps, start=1):
+        if number > 1:
+            at.button(key="lens.next").click().run()
+        no_exception(at)
+        assert caption(at).startswith(f"step {number} of {len(steps)}")
+        assert step_sentence(step, run.evidence).text in [t.value for t in at.text]
+
+
+def test_the_failing_tool_and_its_error_are_in_a_headline(app):
+    failed = [t for t in refund_run().evidence.tool_calls if t.failed]
+    assert failed
+    app.query_params.update({"run": REFUND})
+    at = app.run()
+    headlines = []
+    for _ in range(12):
+        headlines += [t.value for t in at.text if "failed" in t.value]
+        if at.button(key="lens.next").disabled:
+            break
+        at.button(key="lens.next").click().run()
+    assert any(f"“{failed[0].name}”" in h and str(failed[0].result)[:40] in h
+               for h in headlines), headlines
+
+
+def test_the_run_bar_names_the_run_and_its_health_with_details_in_a_popover(app):
+    at = app.run()
+    no_exception(at)
+    assert any(t.value == REFUND for t in at.text)
+    # st.badge is drawn as a Markdown badge directive written by the app.
+    assert any("badge[" in m.value and "healthy" in m.value for m in at.markdown)
+    # The details (run facts, health, figures) are in the popover, one click away.
+    popovers = at.get("popover")
+    assert len(popovers) == 1
+    assert any(m.label == "Model calls" for m in at.metric)
