@@ -190,7 +190,7 @@ def _arguments(words: _Words, args: Any) -> None:
     for number, (key, value) in enumerate(shown):
         if number:
             words.say(", ")
-        words.quote(key).say(" ").quote(value, limit=40)
+        words.quote(key).say(" = ").quote(value, limit=40)
 
 
 def _outcome(words: _Words, tool: ToolCall) -> None:
