@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from recorders.projections import PROFILES, Projection
-from lens.summary import format_count, format_duration, run_facts, summarise
+from lens.summary import format_count, format_duration, run_facts, summarise, timing_notes
 from lens_ui import session
 from lens_ui.compare_state import compare_with
 from lens_ui.render import facts_grid
@@ -37,6 +37,7 @@ def run_header(run: LoadedRun, projection: Projection) -> None:
 def health_line(run: LoadedRun, projection: Projection) -> None:
     """Every gap the loader reported and every note of the projection, plainly."""
     gaps = [gap.message for gap in run.recording.gaps] + list(projection.notes)
+    gaps += timing_notes(run.evidence, run.recording.run_info)
     if not gaps:
         st.success("Health: nothing missing. The recording carries what these views need.",
                    icon=":material/check_circle:")
