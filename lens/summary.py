@@ -146,10 +146,10 @@ def timing_notes(evidence: EvidenceIndex, run_info: dict | None = None) -> list[
     for noun, records in (("model call", evidence.shown_calls()),
                           ("tool call", evidence.shown_tools())):
         odd = [record for record in records
-               if _impossible(record.duration_ms) or _impossible(record.wall_ms)]
+               if _impossible(record.duration_ms) or _impossible(getattr(record, "wall_ms", None))]
         if odd:
             first = odd[0]
-            value = first.duration_ms if _impossible(first.duration_ms) else first.wall_ms
+            value = first.duration_ms if _impossible(first.duration_ms) else first.wall_ms  # a call only
             notes.append(f"{len(odd)} {noun}(s) have a duration that is {_why(value)} "
                          f"(the first: {format_ms(value)}); durations and the timeline "
                          "are not reliable for them")

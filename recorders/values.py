@@ -35,8 +35,9 @@ def number_or_none(value: Any) -> float | None:
 
 def int_or_none(value: Any) -> int | None:
     """A whole JSON number as an int (``3.0`` → ``3``); anything else None."""
-    if (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and float(value).is_integer()):
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value  # any size: float() of a huge one would overflow
+    if isinstance(value, float) and value.is_integer():
         return int(value)
     return None
 
