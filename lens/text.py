@@ -28,7 +28,7 @@ import string
 from dataclasses import dataclass
 from typing import Any
 
-from recorders.values import finite_or_none, js_number_text, json_chunks, json_text
+from recorders.values import exact_float, finite_or_none, is_number, js_number_text, json_chunks, json_text
 
 CLIP_LIMIT = 2_000
 # Deeper than this a value is written as compact JSON, not indented.
@@ -147,7 +147,8 @@ def collapsed(value: Any, depth: int = SHOWN_DEPTH, items: int = SHOWN_ITEMS,
     (``"⟨list nested 9,990 levels: [[[[…⟩"``), containers keep their first
     ``items`` entries, strings their first ``chars`` characters. Returns the
     copy and whether anything was left out, so the caller can offer the
-    whole value for download."""
+    whole value for download. A number a double cannot hold exactly becomes
+    its digits as text."""
     cut = False
 
     def walk(node: Any, level: int) -> Any:
@@ -158,6 +159,10 @@ def collapsed(value: Any, depth: int = SHOWN_DEPTH, items: int = SHOWN_ITEMS,
                 return node[:chars] + f"… ⟨{len(node) - chars:,} more characters⟩"
             return node
         if not isinstance(node, (dict, list)):
+            if is_number(node) and exact_float(node) is None:
+                # The viewer parses numbers as JavaScript doubles: past 2**53 it
+                # would show a rounded number, past float range Infinity.
+                return js_number_text(node)
             return node
         if level >= depth:
             cut = True

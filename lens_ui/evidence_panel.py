@@ -30,7 +30,7 @@ from lens.evidence.report import StepPlaceOf, backtrack_report
 from lens.evidence.search import SearchResults, search
 from lens.evidence.served import (ServedContext, SlotPanel, piece_pages, served_context,
                                   served_context_for_step)
-from lens.text import display_text
+from lens.text import display_text, visible
 from lens_ui.render import facts_text, long_text
 
 Navigate = Callable[[int], None]
@@ -182,7 +182,7 @@ def render_search(index: EvidenceIndex, on_navigate: Navigate, *,
             if hit.served_in:
                 where += f" · served to {len(hit.served_in)} model call(s)"
             st.text(where)
-            st.code(hit.snippet, language=None, wrap_lines=True)
+            st.code(visible(hit.snippet), language=None, wrap_lines=True)
             st.caption(f"{hit.value_length:,} characters; match at character "
                        f"{hit.match_start:,}.")
             if hit.preview.truncated:
