@@ -35,7 +35,7 @@ CLIP_LIMIT = 2_000
 INDENT_DEPTH = 32
 # An interactive JSON view (st.json) shows this many levels and items; the
 # browser's viewer crashes the tab on a value nested about a thousand deep.
-SHOWN_DEPTH = 40
+SHOWN_DEPTH = 16
 SHOWN_ITEMS = 1_000
 _SUMMARY_CHARS = 120
 
