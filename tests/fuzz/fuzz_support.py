@@ -14,6 +14,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import copy
+import dataclasses
 import io
 import json
 import os
@@ -352,14 +353,33 @@ def check_recording(recording: Recording, max_drills: int = 200) -> None:
                 event(f"{profile} refused: {bucket(refused[0])}")
 
 
+def same_recording(one: Recording, other: Recording) -> bool:
+    return all(getattr(one, f.name) == getattr(other, f.name) for f in dataclasses.fields(one))
+
+
+def json_module_outcome(data: bytes | str) -> Recording | str:
+    """What the loader gives with the json module alone: the recording or the message."""
+    try:
+        return load_recording(data, fast=False)
+    except RecordingError as exc:
+        return str(exc)
+
+
 def exercise_bytes(data: bytes | str, max_drills: int = 200) -> Recording | None:
-    """The contract: load and project, or a documented error. Returns the recording."""
+    """The contract: load and project, or a documented error. Returns the recording.
+
+    The load takes the fast parse where it applies; the json module's parse of
+    the same input must give the same recording, or refuse with the same message."""
     try:
         recording = load_recording(data)
     except RecordingError as exc:
         message = check_message(exc)
+        assert json_module_outcome(data) == message
         event(f"refused: {bucket(message)}")  # shown by --hypothesis-show-statistics
         return None
+    slow = json_module_outcome(data)
+    assert not isinstance(slow, str), f"only the fast parse loaded it; json module: {slow}"
+    assert same_recording(recording, slow)
     event("loaded")
     check_recording(recording, max_drills)
     return recording
