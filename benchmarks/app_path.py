@@ -5,8 +5,9 @@ opens: the digest of the bytes, ``load_recording`` + ``StepEvidence`` (the
 ``_parsed`` cache), per profile ``build_projection`` + ``ScopeIndex`` (the
 ``_projected`` cache; the header's projection switch counts both profiles'
 root steps, so both are built on open), the root scope's arrow diagram (the
-``_diagram`` cache), the header's facts and summary (route path included),
-and the evidence index the evidence panels read (``recorders/evidence.py``).
+``_diagram`` cache), the header's facts and summary (route path included).
+The evidence index the evidence panels read (``recorders/evidence.py``) is
+built, as in ``lens.run.OpenRun``, the first time it is read.
 
 :func:`step_change` is what the slider fragment recomputes when the step
 changes (``lens_ui/stepper.py`` ``run_view``/``_steps`` and
@@ -55,8 +56,15 @@ class OpenedRun:
     projections: dict[str, Projection]
     scopes: dict[str, ScopeIndex]
     places: dict[str, StepPlaces]
-    evidence_index: EvidenceIndex
     diagrams: dict[tuple[str, tuple[str, ...]], ArrowDiagram] = field(default_factory=dict)
+    _evidence_index: EvidenceIndex | None = None
+
+    @property
+    def evidence_index(self) -> EvidenceIndex:
+        """Built on first read, as ``lens.run.OpenRun.evidence``."""
+        if self._evidence_index is None:
+            self._evidence_index = build_evidence_index(self.recording)
+        return self._evidence_index
 
     def diagram(self, profile: str, path: tuple[str, ...]) -> ArrowDiagram:
         """The per-scope diagram cache of ``lens_ui/runs.py``."""
@@ -74,7 +82,6 @@ def open_run(data: bytes, profile: str = "lens", timings: dict | None = None) ->
     digest = clock("digest", lambda: hashlib.sha256(data).hexdigest())
     recording = clock("load", lambda: load_recording(data))
     evidence = clock("step_evidence", lambda: StepEvidence.build(recording))
-    index = clock("evidence_index", lambda: build_evidence_index(recording))
     clock("header", lambda: recording_id(recording))
     clock("keep", lambda: collector.keep_built(recording.source_chars))
     projections: dict[str, Projection] = {}
@@ -86,7 +93,7 @@ def open_run(data: bytes, profile: str = "lens", timings: dict | None = None) ->
             projections[name], projections[name].steps.raw_steps()))
         places[name] = clock(f"scopes_{name}", lambda: StepPlaces(scopes[name]))
         clock("keep", lambda: collector.keep_built(recording.source_chars))
-    run = OpenedRun(digest, recording, evidence, projections, scopes, places, index)
+    run = OpenedRun(digest, recording, evidence, projections, scopes, places)
     clock("root_diagram", lambda: run.diagram(profile, ROOT))
     shown = projections[profile]
     clock("header", lambda: (run_facts(recording, evidence),

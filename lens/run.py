@@ -1,16 +1,18 @@
 """An open run: what a page, a command or a notebook needs, without widgets.
 
 :func:`open_run` reads a file's bytes once and builds what every view of the
-run reads on open: the validated :class:`Recording`, its evidence index (what
-each model call was served, said and asked for) and the run's id. Each
-profile's projection (lens or reference) is built the first time it is asked
-for, once, with its scopes and the table that places any step of any scope;
-a page that never shows the reference projection never pays for it.
+run reads on open: the validated :class:`Recording`, the evidence of each
+step and the run's id. The rest is built the first time it is asked for,
+once: the evidence index (what each model call was served, said and asked
+for; only the backtrack, search and served-context views read it) and each
+profile's projection (lens or reference) with its scopes and the table that
+places any step of any scope. A page that never shows them never pays.
 
 What this owns: what is built from one file, and the mapping between a
 position in a scope's step list and (scope path, index). What it does not:
 caching across sessions or files (the app's ``lens_ui/runs.py`` keeps open
-runs by digest), the garbage collector (``lens_ui/collector.py``), or widgets.
+runs by digest), the garbage collector's policy (``lens_ui/collector.py``;
+here it is only paused while a run's views are built), or widgets.
 
 Everything an :class:`OpenRun` holds is built once and then only read, so one
 open run can be shared by every session that shows it. Helpers whose result
@@ -24,6 +26,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
+from recorders.deep_parse import collector_paused
 from recorders.evidence import EvidenceIndex, build_evidence_index, recording_id
 from recorders.loading import Recording, load_recording
 from recorders.projections import DEFAULT_PROFILE, PROFILES, Projection, build_projection
@@ -50,13 +53,35 @@ class OpenRun:
 
     def __init__(self, recording: Recording) -> None:
         self.recording = recording
-        self.step_evidence = StepEvidence.build(recording)
-        self.evidence: EvidenceIndex = build_evidence_index(recording)
-        self.run_id: str = recording_id(recording)
+        # Building allocates enough to set off collections that walk the whole
+        # recording, to free nothing: the collector is paused for the build
+        # only, as for the parse (recorders/deep_parse.py), and runs after.
+        with collector_paused():
+            self.step_evidence = StepEvidence.build(recording)
+            self.run_id: str = recording_id(recording)
+        self._evidence: EvidenceIndex | None = None
         self._views: dict[str, ProfileViews] = {}
         self._building = threading.Lock()
 
-    # ── per profile, built once ──────────────────────────────────────
+    # ── built on first use ───────────────────────────────────────────
+
+    @property
+    def evidence(self) -> EvidenceIndex:
+        """The evidence index (built on first use)."""
+        built = self._evidence
+        if built is None:
+            with self._building:
+                built = self._evidence
+                if built is None:
+                    with collector_paused():
+                        built = self._evidence = build_evidence_index(self.recording)
+        return built
+
+    def has_evidence(self) -> bool:
+        """Whether the evidence index was built already."""
+        return self._evidence is not None
+
+    # ── per profile, built on first use ──────────────────────────────
 
     def views(self, profile: str = DEFAULT_PROFILE) -> ProfileViews:
         """``profile``'s projection, scopes and step places (built on first use).
@@ -68,7 +93,8 @@ class OpenRun:
             with self._building:  # two sessions asking at once build it once
                 built = self._views.get(profile)
                 if built is None:
-                    built = self._views[profile] = _build_views(self.recording, profile)
+                    with collector_paused():
+                        built = self._views[profile] = _build_views(self.recording, profile)
         return built
 
     def has_views(self, profile: str) -> bool:

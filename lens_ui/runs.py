@@ -70,7 +70,14 @@ class LoadedRun:
 
     @property
     def evidence_index(self):
-        return self.run.evidence
+        """Built when a view first reads it (not on open), then kept out of the
+        collector's walks as the open run is."""
+        if self.run.has_evidence():
+            return self.run.evidence
+        with st.spinner("Indexing the evidence…"):
+            index = self.run.evidence
+        collector.keep_built(self.run.recording.source_chars)
+        return index
 
     @property
     def evidence(self):

@@ -33,7 +33,7 @@ from corpus_files import read_bytes, recording_path
 from recorders.cli import main as cli_main
 from recorders.balance import analyse_balance
 from recorders.errors import RecordingError
-from recorders.loading import Recording, load_recording
+from recorders.loading import MAX_NESTING_DEPTH, Recording, load_recording
 from recorders.projections import PROFILES, build_projection
 
 # Reproducible in CI: the same examples every run, no example database.
@@ -354,7 +354,14 @@ def check_recording(recording: Recording, max_drills: int = 200) -> None:
 
 
 def same_recording(one: Recording, other: Recording) -> bool:
-    return all(getattr(one, f.name) == getattr(other, f.name) for f in dataclasses.fields(one))
+    # Values nest up to the loader's limit; comparing them recurses as deep.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 3 * MAX_NESTING_DEPTH))
+    try:
+        return all(getattr(one, f.name) == getattr(other, f.name)
+                   for f in dataclasses.fields(one))
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def json_module_outcome(data: bytes | str) -> Recording | str:
