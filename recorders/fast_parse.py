@@ -4,15 +4,16 @@ The loader keeps only part of a recording (``recorders/loading.py``): the
 snapshot's engine bookkeeping, three quarters of a large file, is read and
 dropped. The json module can only drop a value after building it. msgspec
 can skip a value without building anything: :func:`parse_kept` decodes the
-walked objects (the document, an envelope's ``recording``, a ``snapshot``)
-as ``{name: raw bytes}``, skips the unread members (checked, never built)
-and decodes every other member in C.
+document in one pass as the shape the loader reads (a recording or an
+envelope), each ``snapshot`` as ``{name: raw bytes}``; it skips the unread
+members (checked, never built) and decodes the others in C. A document that
+shape does not fit is walked object by object the same way.
 
 The result must be exactly what the json module would give, or nothing.
 msgspec checks the syntax of what it skips; two things it does not check
 are checked here over the whole input, so that a value skipped anywhere
-(an unread member, or the loser of a duplicate key) is held to the json
-module's rules:
+(an unread member, a name nothing reads, the loser of a repeated name) is
+held to the json module's rules:
 
 - the bytes must be UTF-8 (checked in slices, which also counts the
   characters the loader reports as ``source_chars``);
@@ -78,9 +79,10 @@ if msgspec is not None:
     _UNSET = msgspec.UNSET
 
     # The names ``recorders.loading.interpret`` reads at the top of a document
-    # and of an envelope's recording. Any other name there is skipped (checked,
-    # not built): nothing reads it. The snapshot is kept whole, less its
-    # unread members, so it is decoded name by name.
+    # and of an envelope's recording, with the objects the loader's plan walks
+    # (``_KeptParse.TOP``). Any other name there is skipped (checked, not
+    # built): nothing reads it. The snapshot is kept whole, less its unread
+    # members, so it is decoded name by name.
     class _RecordingShape(msgspec.Struct):
         """A recording object in one pass: the snapshot's members kept raw
         (to be skipped or decoded), the rest decoded."""
@@ -137,16 +139,16 @@ def _document(view: memoryview, plan: dict) -> tuple[Any, tuple[str, ...]]:
         if not _SHAPE_NAMES & document.keys():
             # Neither shape: the loader's message lists the names found, so
             # every name must be kept.
-            raise _Ambiguous
-    except (msgspec.ValidationError, _Ambiguous):
-        # A walked object is not an object, or both snapshots dropped members:
-        # walk the objects member by member.
+            raise _WalkMembers
+    except (msgspec.ValidationError, _WalkMembers):
         document, dropped = _object(view, plan)
     return document, tuple(dict.fromkeys(dropped))
 
 
-class _Ambiguous(Exception):
-    """The one-pass shape cannot say in which order the names were dropped."""
+class _WalkMembers(Exception):
+    """The one-pass shape cannot stand for this document (a walked object that
+    is not an object, both snapshots dropping names, whose order it lost, or
+    neither shape): walk the objects member by member instead."""
 
 
 def _known_shape(shape, plan: dict) -> tuple[dict, list[str]]:
@@ -172,7 +174,7 @@ def _known_shape(shape, plan: dict) -> tuple[dict, list[str]]:
         dropped += names
         dropping += bool(names)
     if dropping > 1:
-        raise _Ambiguous
+        raise _WalkMembers
     return document, dropped
 
 
