@@ -61,9 +61,11 @@ class OpenedRun:
 
     @property
     def evidence_index(self) -> EvidenceIndex:
-        """Built on first read, as ``lens.run.OpenRun.evidence``."""
+        """Built on first read and then kept out of the collector's walks, as
+        ``lens_ui/runs.py`` does with ``lens.run.OpenRun.evidence``."""
         if self._evidence_index is None:
             self._evidence_index = build_evidence_index(self.recording)
+            collector.keep_built(self.recording.source_chars)
         return self._evidence_index
 
     def diagram(self, profile: str, path: tuple[str, ...]) -> ArrowDiagram:

@@ -5,9 +5,9 @@ snapshot's engine bookkeeping, three quarters of a large file, is read and
 dropped. The json module can only drop a value after building it. msgspec
 can skip a value without building anything: :func:`parse_kept` decodes the
 document in one pass as the shape the loader reads (a recording or an
-envelope), each ``snapshot`` as ``{name: raw bytes}``; it skips the unread
-members (checked, never built) and decodes the others in C. A document that
-shape does not fit is walked object by object the same way.
+envelope, and its snapshot), skipping the unread members (checked, never
+built) and decoding the rest in C. A document those shapes do not fit is
+walked object by object, each decoded as ``{name: raw bytes}``.
 
 The result must be exactly what the json module would give, or nothing.
 msgspec checks the syntax of what it skips; two things it does not check
@@ -79,15 +79,29 @@ if msgspec is not None:
     _UNSET = msgspec.UNSET
 
     # The names ``recorders.loading.interpret`` reads at the top of a document
-    # and of an envelope's recording, with the objects the loader's plan walks
-    # (``_KeptParse.TOP``). Any other name there is skipped (checked, not
-    # built): nothing reads it. The snapshot is kept whole, less its unread
-    # members, so it is decoded name by name.
-    class _RecordingShape(msgspec.Struct):
-        """A recording object in one pass: the snapshot's members kept raw
-        (to be skipped or decoded), the rest decoded."""
+    # and of an envelope's recording, and the objects the loader's plan walks
+    # (``_KeptParse.TOP``), in one pass. Another name at the top is skipped
+    # (checked, not built): nothing reads it. The snapshot is kept whole, less
+    # its unread members, so it has a shape of its own.
+    class _SnapshotShape(msgspec.Struct, forbid_unknown_fields=True):
+        """A snapshot as agentfootprint writes it: the members no view reads
+        kept raw, to be skipped; the others decoded. A snapshot with another
+        name does not fit (the document is then walked name by name)."""
 
-        snapshot: dict[str, msgspec.Raw] | None | msgspec.UnsetType = msgspec.UNSET
+        sharedState: Any = msgspec.UNSET
+        executionTree: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+        initialState: Any = msgspec.UNSET
+        commitLog: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+        commitValues: Any = msgspec.UNSET
+        writeProvenance: Any = msgspec.UNSET
+        runId: Any = msgspec.UNSET
+        subflowResults: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+        recorders: Any = msgspec.UNSET
+
+    class _RecordingShape(msgspec.Struct):
+        """A recording object."""
+
+        snapshot: _SnapshotShape | None | msgspec.UnsetType = msgspec.UNSET
         events: Any = msgspec.UNSET
         structure: Any = msgspec.UNSET
 
@@ -111,9 +125,8 @@ def parse_kept(data: bytes, plan: dict) -> tuple[Any, tuple[str, ...], int]:
 
     ``plan`` maps a member name to None (skip it) or to the plan of the
     object it holds (walk it). Returns the document, the dropped names (each
-    once, in document order, from the objects kept), and the number of
-    characters the text has. Raises :class:`Declined` when the json module
-    must decide.
+    once, from the objects kept), and the number of characters the text has.
+    Raises :class:`Declined` when the json module must decide.
     """
     if msgspec is None:
         raise Declined
@@ -146,48 +159,32 @@ def _document(view: memoryview, plan: dict) -> tuple[Any, tuple[str, ...]]:
 
 
 class _WalkMembers(Exception):
-    """The one-pass shape cannot stand for this document (a walked object that
-    is not an object, both snapshots dropping names, whose order it lost, or
-    neither shape): walk the objects member by member instead."""
+    """The one-pass shapes do not fit this document: walk its objects name by name."""
 
 
 def _known_shape(shape, plan: dict) -> tuple[dict, list[str]]:
-    """The document decoded as :class:`_DocumentShape`, as a dict with ``plan`` applied.
+    """A document (or its recording, or a snapshot) decoded in one of the
+    shapes above, as a dict with ``plan`` applied, and the names dropped.
 
-    The shape's fields are the plan's walked objects (the ``snapshot`` of the
-    document and of its ``recording``); the order of the document's own
-    names is lost, which only matters to the order of the dropped names."""
+    Field order stands for the document's, which only the order of a dict's
+    keys could show; equality does not see it."""
     document: dict = {}
     dropped: list[str] = []
-    dropping = 0
     for name in shape.__struct_fields__:
         value = getattr(shape, name)
         if value is _UNSET:
             continue
-        if name == "snapshot" and value is not None:
-            value, names = _members(value, plan["snapshot"])
-        elif name == "recording" and value is not None:
-            value, names = _known_shape(value, plan["recording"])
-        else:
-            names = []
-        document[name] = value
-        dropped += names
-        dropping += bool(names)
-    if dropping > 1:
-        raise _WalkMembers
-    return document, dropped
-
-
-def _members(members: dict, plan: dict) -> tuple[dict, list[str]]:
-    """An object decoded as ``{name: raw}``, with ``plan`` applied (no deeper walk)."""
-    result: dict = {}
-    dropped: list[str] = []
-    for name, value in members.items():
-        if plan.get(name, ...) is None:
+        inner = plan.get(name, ...)
+        if inner is None:
             dropped.append(name)
-        else:
-            result[name] = _VALUE.decode(value)
-    return result, dropped
+            continue
+        if isinstance(value, msgspec.Raw):
+            value = _VALUE.decode(value)
+        elif isinstance(value, msgspec.Struct):
+            value, names = _known_shape(value, inner)
+            dropped += names
+        document[name] = value
+    return document, dropped
 
 
 def _object(raw, plan: dict) -> tuple[dict, list[str]]:

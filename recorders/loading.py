@@ -84,7 +84,7 @@ class Recording:
     unknown_typed_types: dict[str, int] = field(default_factory=dict)
     unknown_boundary_types: dict[str, int] = field(default_factory=dict)
     gaps: list[Gap] = field(default_factory=list)
-    # Snapshot members read and not kept (UNREAD_SNAPSHOT_KEYS found in the file).
+    # Snapshot members read and not kept (UNREAD_SNAPSHOT_KEYS found in the file), sorted.
     dropped_snapshot_keys: tuple[str, ...] = ()
     source_chars: int = 0  # characters of JSON text it was loaded from (0: built from objects)
 
@@ -149,7 +149,7 @@ def load_recording(data: bytes | bytearray | str, *, fast: bool = True) -> Recor
             del raw
             document, dropped, chars = parsed
         recording = interpret(document)
-    recording.dropped_snapshot_keys = dropped
+    recording.dropped_snapshot_keys = tuple(sorted(dropped))
     recording.source_chars = chars
     return recording
 

@@ -208,3 +208,22 @@ def test_without_msgspec_the_json_module_parses(monkeypatch):
     with pytest.raises(fast_parse.Declined):
         fast_parse.parse_kept(data, PLAN)
     assert _fields(load_recording(data)) == _fields(with_msgspec)
+
+
+def test_real_recordings_fit_the_one_pass_shapes(monkeypatch):
+    """Every corpus file decodes in one pass; the name-by-name walk is for odd files."""
+    def no_walk(*_args):
+        raise AssertionError("walked name by name")
+
+    monkeypatch.setattr(fast_parse, "_object", no_walk)
+    for case in case_names():
+        assert _taken(read_bytes(recording_path(case))), case
+
+
+def test_an_odd_snapshot_is_walked_name_by_name_and_kept_whole():
+    document = _agent()
+    document["snapshot"]["extraBookkeeping"] = {"kept": [1, 2]}
+    data = json.dumps(document).encode()
+    assert _taken(data)
+    recording = _assert_same(data)
+    assert recording.snapshot["extraBookkeeping"] == {"kept": [1, 2]}
