@@ -9,6 +9,7 @@ sets up the session (reading the link once) and the sidebar that opens a run.
 import streamlit as st
 
 from lens_ui import header
+from lens_ui.panel_guard import guarded_panel
 from lens_ui.shell import open_page
 from lens_ui.stepper import run_view
 
@@ -20,5 +21,6 @@ title, switch = st.columns([3, 2], vertical_alignment="bottom")
 title.title("Lens", anchor=False)
 with switch:
     profile = header.profile_switch(run)
-header.run_header(run, run.projection(profile))
+with guarded_panel("run header"):
+    header.run_header(run, run.projection(profile))
 run_view(run, profile)

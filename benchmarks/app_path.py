@@ -1,13 +1,12 @@
 """The pure work the app does, call for call, without Streamlit.
 
 :func:`open_run` is what ``lens_ui/runs.py`` and the page builds when a run
-opens: the digest of the bytes, ``load_recording`` + ``StepEvidence`` (the
+opens: the digest of the bytes, ``load_recording`` + the evidence index (the
 ``_parsed`` cache), per profile ``build_projection`` + ``ScopeIndex`` (the
 ``_projected`` cache; the header's projection switch counts both profiles'
 root steps, so both are built on open), the root scope's arrow diagram (the
-``_diagram`` cache), the header's facts and summary (route path included).
-The evidence index the evidence panels read (``recorders/evidence.py``) is
-built, as in ``lens.run.OpenRun``, the first time it is read.
+``_diagram`` cache), the header's facts and summary (route path included),
+and the header's run id.
 
 :func:`step_change` is what the slider fragment recomputes when the step
 changes (``lens_ui/stepper.py`` ``run_view``/``_steps`` and
@@ -22,28 +21,24 @@ browser benchmark. Keep this file in step with those modules by hand.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Callable
 
 from lens_ui import collector
-from recorders.evidence import EvidenceIndex, build_evidence_index, recording_id
+from recorders.evidence import EvidenceIndex, StepMap, build_evidence_index, run_id
 from recorders.loading import Recording, load_recording
 from recorders.projections import PROFILES, Projection, build_projection
 from lens.arrows import ArrowDiagram, build_arrow_diagram
 from lens.scopes import ROOT, ScopeIndex, encode_path
-from lens.step_evidence import StepEvidence
 from lens.step_places import StepPlaces
 from lens.summary import run_facts, summarise
 
 # Constants of the UI modules, repeated so this file imports no Streamlit page code.
 FACT_CHARS = 160  # lens_ui/render.py
-CLIP_CHARS = 2_000  # lens_ui/render.py
 EVENT_PICKER_LIMIT = 400  # lens_ui/step_panel.py
 MAX_CHILD_BUTTONS = 8  # lens_ui/stepper.py
-SERVED_CONTEXT_MODULE = "lens_ui.served_context"  # lens_ui/step_panel.py
 PREVIEW_IN_LISTS = 400  # lens_ui/evidence_panel.py
 PIECES_PER_PAGE = 10  # lens_ui/evidence_panel.py
 
@@ -52,21 +47,12 @@ PIECES_PER_PAGE = 10  # lens_ui/evidence_panel.py
 class OpenedRun:
     digest: str
     recording: Recording
-    evidence: StepEvidence
+    evidence: EvidenceIndex
     projections: dict[str, Projection]
     scopes: dict[str, ScopeIndex]
     places: dict[str, StepPlaces]
+    evidence_index: EvidenceIndex
     diagrams: dict[tuple[str, tuple[str, ...]], ArrowDiagram] = field(default_factory=dict)
-    _evidence_index: EvidenceIndex | None = None
-
-    @property
-    def evidence_index(self) -> EvidenceIndex:
-        """Built on first read and then kept out of the collector's walks, as
-        ``lens_ui/runs.py`` does with ``lens.run.OpenRun.evidence``."""
-        if self._evidence_index is None:
-            self._evidence_index = build_evidence_index(self.recording)
-            collector.keep_built(self.recording.source_chars)
-        return self._evidence_index
 
     def diagram(self, profile: str, path: tuple[str, ...]) -> ArrowDiagram:
         """The per-scope diagram cache of ``lens_ui/runs.py``."""
@@ -83,8 +69,8 @@ def open_run(data: bytes, profile: str = "lens", timings: dict | None = None) ->
     clock = _Clock(timings)
     digest = clock("digest", lambda: hashlib.sha256(data).hexdigest())
     recording = clock("load", lambda: load_recording(data))
-    evidence = clock("step_evidence", lambda: StepEvidence.build(recording))
-    clock("header", lambda: recording_id(recording))
+    index = evidence = clock("evidence_index", lambda: build_evidence_index(recording))
+    clock("header", lambda: run_id(recording))
     clock("keep", lambda: collector.keep_built(recording.source_chars))
     projections: dict[str, Projection] = {}
     scopes: dict[str, ScopeIndex] = {}
@@ -95,7 +81,7 @@ def open_run(data: bytes, profile: str = "lens", timings: dict | None = None) ->
             projections[name], projections[name].steps.raw_steps()))
         places[name] = clock(f"scopes_{name}", lambda: StepPlaces(scopes[name]))
         clock("keep", lambda: collector.keep_built(recording.source_chars))
-    run = OpenedRun(digest, recording, evidence, projections, scopes, places)
+    run = OpenedRun(digest, recording, evidence, projections, scopes, places, index)
     clock("root_diagram", lambda: run.diagram(profile, ROOT))
     shown = projections[profile]
     clock("header", lambda: (run_facts(recording, evidence),
@@ -137,7 +123,7 @@ def step_change(run: OpenedRun, profile: str, path: tuple[str, ...], index: int,
     from lens.figures import actor_figure
     from lens.link import link_params
     from lens.step_detail import describe_step, step_caption
-    from lens.text import clip, markdown_literal, one_line
+    from lens.text import markdown_literal, one_line
 
     clock = _Clock(timings)
     out = 0
@@ -177,13 +163,11 @@ def step_change(run: OpenedRun, profile: str, path: tuple[str, ...], index: int,
             values += [v for v in (tool.args, tool.result) if v is not None]
         for tool in described.tool_results:
             values += [v for v in (tool.result,) if v is not None]
-        for value in values:
-            part = clip(value, CLIP_CHARS)
-            size += len(part.shown)
+        for part in values:
+            size += len(part.text)
             if part.truncated:
                 size += len(part.full.encode("utf-8"))  # the download button's data
         size += len("\n".join(described.branches))
-        importlib.util.find_spec(SERVED_CONTEXT_MODULE)
         return size
 
     def expanders() -> int:
@@ -207,18 +191,19 @@ def step_change(run: OpenedRun, profile: str, path: tuple[str, ...], index: int,
     def served() -> int:
         # lens_ui/served_context.py: the evidence links of the scope (cached step
         # list and step map), the call at this position, and its served-context model.
-        from lens import evidence_view as ev
+        from lens.evidence.nav import nav_for_call
+        from lens.evidence.served import piece_pages, served_context_for_step
 
         scoped = run.places[profile].for_scope(path)
         index_ = run.evidence_index
-        step_map = index_.step_map(scoped.steps)
+        step_map = StepMap(index_, scoped.steps)
         if not index_.calls:
             return 0
         call_id, exact = step_map.call_at(index, nearest=False)
         if call_id is None and profile == "lens":
             earlier, _ = step_map.call_at(index, nearest=True)
-            return 0 if earlier is None else len(str(ev.nav_for_call(index_, step_map, earlier)))
-        model, _ = ev.served_context_for_step(index_, step_map, index)
+            return 0 if earlier is None else len(str(nav_for_call(index_, step_map, earlier)))
+        model, _ = served_context_for_step(index_, step_map, index)
         if model is None:
             return 0
         # The facts text, and the first tab: the slot's table and a page of pieces.
@@ -228,7 +213,7 @@ def step_change(run: OpenedRun, profile: str, path: tuple[str, ...], index: int,
             table = pd.DataFrame([{"content": r.content.text[:PREVIEW_IN_LISTS] if r.content
                                    else "", "provenance": r.provenance} for r in panel.rows])
             size += len(dataframe_util.convert_pandas_df_to_arrow_bytes(table))
-            pages, first = ev.piece_pages(panel.rows, PIECES_PER_PAGE)
+            pages, first = piece_pages(panel.rows, PIECES_PER_PAGE)
             size += sum(len(panel.rows[n].content.text) for n in pages[first]
                         if panel.rows[n].content)
         return size

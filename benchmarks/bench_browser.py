@@ -21,7 +21,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from benchmarks.inputs import CACHE, REPO, corpus_path, scaled_path
-from benchmarks.streamlit_server import StreamlitServer
+from tests.streamlit_server import StreamlitServer
 from benchmarks.timing import median, percentile
 
 BROWSER_TARGET = 1.5

@@ -9,7 +9,6 @@ runs, keyed by the source's digest.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import sys
@@ -17,17 +16,17 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.scale_recording import scale_recording
+from tests.corpus_files import read_bytes, recording_path
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = REPO / "tests" / "corpus"
 LARGE = ("large-agent-300-tool-calls", "large-loop-of-parallel")
 SCALE_SOURCE = "large-agent-300-tool-calls"
 CACHE = Path(tempfile.gettempdir()) / "footprint-lens-benchmarks"
 
 
 def corpus_bytes(name: str) -> bytes:
-    raw = (CORPUS / name / "recording.json.gz").read_bytes()
-    return gzip.decompress(raw)
+    """A corpus recording's JSON bytes, decompressed."""
+    return read_bytes(recording_path(name))
 
 
 def corpus_path(name: str) -> Path:

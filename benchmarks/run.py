@@ -1,6 +1,6 @@
 """Run the performance benchmarks and report medians and ratios against their anchors.
 
-    python -m benchmarks [--quick] [--only v8,open,scaling,slider,memory,browser]
+    python -m benchmarks [--quick] [--only v8,open,scaling,slider,memory,compare,browser]
                          [--json PATH]
 
 Prints a table and writes every figure (with the machine it ran on) to
@@ -23,14 +23,14 @@ from pathlib import Path
 from time import perf_counter
 
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
-SECTIONS = ("v8", "open", "scaling", "slider", "memory", "browser")
+SECTIONS = ("v8", "open", "scaling", "slider", "memory", "compare", "browser")
 
-# (repeats for the V8 anchor, open, scaling, slider moves, memory probes, browser
-# presses per round, rounds)
-FULL = {"v8": 7, "open": 7, "scaling": 5, "slider": 300, "memory": 3, "presses": 20,
-        "rounds": 3}
-QUICK = {"v8": 3, "open": 3, "scaling": 2, "slider": 90, "memory": 1, "presses": 8,
-         "rounds": 2}
+# (repeats for the V8 anchor, open, scaling, slider moves, memory probes, compare,
+# browser presses per round, rounds)
+FULL = {"v8": 7, "open": 7, "scaling": 5, "slider": 300, "memory": 3, "compare": 5,
+        "presses": 20, "rounds": 3}
+QUICK = {"v8": 3, "open": 3, "scaling": 2, "slider": 90, "memory": 1, "compare": 2,
+         "presses": 8, "rounds": 2}
 
 
 def machine() -> dict:
@@ -118,6 +118,9 @@ def _run(section: str, plan: dict) -> dict:
     if section == "memory":
         from benchmarks.bench_memory import measure_memory
         return measure_memory(plan["memory"])
+    if section == "compare":
+        from benchmarks.bench_compare import measure_compare
+        return measure_compare(plan["compare"])
     from benchmarks.bench_browser import measure_browser
     return measure_browser(plan["presses"], plan["rounds"])
 
@@ -184,6 +187,13 @@ def format_table(report: dict) -> str:
                                 "<= 3x", _met(r["met"])))
         lines.append(row.format("    bare json.loads peak", f"{r['bare_parse_peak_mb']:.0f} MB",
                                 "", f"{r['bare_parse_peak_over_file']:.2f}x", "", ""))
+    compare = results.get("compare")
+    if compare:
+        lines.append(row.format(f"6 compare two {compare['factor']}x copies",
+                                f"{compare['compare_ms']:.0f} ms",
+                                f"{compare['open_both_ms']:.0f} ms open",
+                                f"{compare['compare_over_open']:.2f}x", "<= 1x",
+                                _met(compare["met"])))
     browser = results.get("browser")
     if browser:
         for case, r in browser.get("cases", {}).items():

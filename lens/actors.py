@@ -67,14 +67,55 @@ def actor_for(endpoint: str, scope: tuple[str, ...], scopes: Container[tuple[str
         # A tool endpoint carries the runtime stage id of the model call that asked.
         base = stage_base(endpoint[len(TOOL_PREFIX):])
         return Actor(f"tools:{base}", _qualified("tools", base, scope), TOOLS, endpoint)
-    as_path = (ROOT_SUBFLOW_ID, *endpoint.split("/"))
-    if "#" not in endpoint and as_path in scopes and len(as_path) > len(scope):
+    as_path = _subflow_scope(endpoint, scope, scopes) if "#" not in endpoint else None
+    if as_path is not None:
         return Actor(f"subflow:{endpoint}", relative_to_scope(endpoint, scope), CHILD, endpoint,
                      drill_path=as_path)
     if is_branch and "#" not in endpoint:
         return Actor(f"subflow:{endpoint}", relative_to_scope(endpoint, scope), CHILD, endpoint)
     base = stage_base(endpoint)
     return Actor(f"stage:{base}", relative_to_scope(base, scope), STAGE, endpoint)
+
+
+# Beyond this many "/" in one id, only the two plain readings are tried.
+_MAX_SPLIT_SLASHES = 8
+
+
+def _subflow_scope(endpoint: str, scope: tuple[str, ...],
+                   scopes: Container[tuple[str, ...]]) -> tuple[str, ...] | None:
+    """The drillable scope a subflow id names, seen from ``scope``, or None.
+
+    A subflow id is its path below the root joined with ``/``, and a segment
+    may itself contain ``/``, so ``a/b`` may be the child ``("a", "b")`` or
+    the one subflow ``"a/b"``. Of the scopes the id can name, one inside the
+    scope being viewed wins, then the one with the fewest segments (the
+    nearest): a composition's transitions name its own children.
+    """
+    readings = [path for path in _readings(endpoint)
+                if len(path) > len(scope) and path in scopes]
+    if not readings:
+        return None
+    inside = [path for path in readings if path[:len(scope)] == scope]
+    return min(inside or readings, key=len)
+
+
+def _readings(endpoint: str) -> list[tuple[str, ...]]:
+    """Every path whose segments joined with ``/`` give ``endpoint``."""
+    parts = endpoint.split("/")
+    if len(parts) - 1 > _MAX_SPLIT_SLASHES:
+        return [(ROOT_SUBFLOW_ID, endpoint), (ROOT_SUBFLOW_ID, *parts)]
+    readings: list[tuple[str, ...]] = []
+    for cuts in range(1 << (len(parts) - 1)):  # bit i set: a segment ends after part i
+        segments, current = [], parts[0]
+        for index, part in enumerate(parts[1:]):
+            if cuts >> index & 1:
+                segments.append(current)
+                current = part
+            else:
+                current += "/" + part
+        segments.append(current)
+        readings.append((ROOT_SUBFLOW_ID, *segments))
+    return readings
 
 
 def _qualified(word: str, stage: str, scope: tuple[str, ...]) -> str:

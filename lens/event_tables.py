@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from recorders.run_step import ROOT_SUBFLOW_ID
+from recorders.values import number_or_none, rooted
 from lens.text import compact_json, one_line
 
 SUMMARY_CHARS = 240
@@ -66,7 +66,7 @@ def boundary_table(events: list[dict]) -> EventTable:
     for index, event in enumerate(events):
         rest = {k: v for k, v in event.items() if k not in _BOUNDARY_SKIP}
         rows.append((index, _text(event.get("type")), _text(event.get("runtimeStageId")),
-                     _path_text(event.get("subflowPath"), has_root=True), _number(event.get("ts")),
+                     _path_text(event.get("subflowPath"), has_root=True), number_or_none(event.get("ts")),
                      one_line(compact_json(rest), SUMMARY_CHARS)))
     return EventTable("boundary", events, pd.DataFrame(rows, columns=COLUMNS))
 
@@ -81,22 +81,17 @@ def typed_table(events: list[dict]) -> EventTable:
             rest["meta"] = extra_meta
         rows.append((index, _text(event.get("type")), _text(meta.get("runtimeStageId")),
                      _path_text(meta.get("subflowPath"), has_root=False),
-                     _number(meta.get("wallClockMs")), one_line(compact_json(rest), SUMMARY_CHARS)))
+                     number_or_none(meta.get("wallClockMs")), one_line(compact_json(rest), SUMMARY_CHARS)))
     return EventTable("typed", events, pd.DataFrame(rows, columns=COLUMNS))
 
 
 def _path_text(path: Any, has_root: bool) -> str:
     if not isinstance(path, list):
         return ""  # the event does not say where it fired
-    segments = [str(s) for s in path]
-    if not has_root:
-        segments = [ROOT_SUBFLOW_ID, *segments]
-    return "/".join(segments)
+    segments = tuple(str(s) for s in path)
+    return "/".join(segments if has_root else rooted(segments))
 
 
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ("" if value is None else str(value))
 
-
-def _number(value: Any) -> float | None:
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None

@@ -7,9 +7,10 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+from recorders.evidence import EvidenceIndex, ModelCall
 from recorders.route_recorder import RouteHop, RouteTrip
 from recorders.run_step import RunStep
-from lens.step_evidence import StepEvidence
+from recorders.values import js_number_text, nearest_known_prefix
 
 # How each outcome reads in the table's "cause" column.
 CAUSES = {
@@ -83,7 +84,7 @@ def trip_marks(hops: Sequence[RouteHop], trips: Sequence[RouteTrip]) -> dict[int
     return marks
 
 
-def hop_step_index(hop: RouteHop, steps: Sequence[RunStep], evidence: StepEvidence) -> int | None:
+def hop_step_index(hop: RouteHop, steps: Sequence[RunStep], evidence: EvidenceIndex) -> int | None:
     """The slider step a hop belongs to, or None when the scope has no steps.
 
     In order of preference: a step anchored at the hop's own stage; for a
@@ -101,14 +102,13 @@ def hop_step_index(hop: RouteHop, steps: Sequence[RunStep], evidence: StepEviden
     if hop.runtime_stage_id in first_at:
         return first_at[hop.runtime_stage_id]
     if hop.outcome == "rejected":
-        owner = evidence.tool_stage_owner.get(hop.runtime_stage_id)
+        owner = _asker_at_stage(evidence, hop.runtime_stage_id)
         if owner is not None and owner.runtime_stage_id in last_at:
             return last_at[owner.runtime_stage_id]
-    for agent in _enclosing_prefixes(hop.runtime_stage_id):
-        call = evidence.call_at_iteration.get((agent, hop.iteration))
-        if call is not None and call.runtime_stage_id in first_at:
-            return first_at[call.runtime_stage_id]
-    at = evidence.first_ts.get(hop.runtime_stage_id)
+    call = _call_at_iteration(evidence, hop)
+    if call is not None and call.runtime_stage_id in first_at:
+        return first_at[call.runtime_stage_id]
+    at = evidence.stages.first_ts.get(hop.runtime_stage_id)
     if at is not None:
         for index, step in enumerate(steps):
             if step.ts_ms >= at:
@@ -116,10 +116,29 @@ def hop_step_index(hop: RouteHop, steps: Sequence[RunStep], evidence: StepEviden
     return len(steps) - 1
 
 
-def _enclosing_prefixes(runtime_stage_id: str) -> list[str]:
-    """``a/b/c#3`` → ``["a/b", "a", ""]``: the agents the stage may belong to, nearest first."""
-    segments = runtime_stage_id.split("/")[:-1]
-    return ["/".join(segments[:end]) for end in range(len(segments), -1, -1)]
+def _asker_at_stage(evidence: EvidenceIndex, runtime_stage_id: str) -> ModelCall | None:
+    """The model call that asked for the first tool call at this stage (in the shown run)."""
+    for tool_id in evidence.tools_by_stage.get(runtime_stage_id, ()):
+        if evidence.in_shown_run(evidence.tool_calls[tool_id].run_id):
+            return evidence.asked_by(tool_id)
+    return None
+
+
+def _call_at_iteration(evidence: EvidenceIndex, hop: RouteHop) -> ModelCall | None:
+    """The first model call of the hop's iteration in the nearest agent enclosing
+    the hop's stage (``a/b/c#3`` may belong to the agent ``a/b``, ``a`` or the root)."""
+    first: dict[tuple[tuple[str, ...], float], ModelCall] = {}
+    for call in evidence.shown_calls():
+        if call.runtime_stage_id is not None and call.iteration is not None:
+            first.setdefault((_agent_of(call.runtime_stage_id), call.iteration), call)
+    agents = {agent for agent, iteration in first if iteration == hop.iteration}
+    agent = nearest_known_prefix(_agent_of(hop.runtime_stage_id), agents, shortest=0)
+    return None if agent is None else first[(agent, hop.iteration)]
+
+
+def _agent_of(runtime_stage_id: str) -> tuple[str, ...]:
+    """``a/b/call-llm#58`` → ``("a", "b")``: the agent path a stage id sits in."""
+    return tuple(runtime_stage_id.split("/")[:-1])
 
 
 def _same_number(a: float, b: float) -> bool:
@@ -129,12 +148,9 @@ def _same_number(a: float, b: float) -> bool:
 
 
 def _iteration_text(value: float) -> str:
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        if value.is_integer():
-            return str(int(value))
-    return str(value)
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"
+    return js_number_text(value)
 
 
 def _text(value: object) -> str:

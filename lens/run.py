@@ -1,12 +1,11 @@
 """An open run: what a page, a command or a notebook needs, without widgets.
 
 :func:`open_run` reads a file's bytes once and builds what every view of the
-run reads on open: the validated :class:`Recording`, the evidence of each
-step and the run's id. The rest is built the first time it is asked for,
-once: the evidence index (what each model call was served, said and asked
-for; only the backtrack, search and served-context views read it) and each
-profile's projection (lens or reference) with its scopes and the table that
-places any step of any scope. A page that never shows them never pays.
+run reads on open: the validated :class:`Recording`, its evidence index (what
+each model call was served, said and asked for) and the run's id. Each
+profile's projection (lens or reference) is built the first time it is asked
+for, once, with its scopes and the table that places any step of any scope;
+a page that never shows the reference projection never pays for it.
 
 What this owns: what is built from one file, and the mapping between a
 position in a scope's step list and (scope path, index). What it does not:
@@ -17,7 +16,7 @@ here it is only paused while a run's views are built), or widgets.
 Everything an :class:`OpenRun` holds is built once and then only read, so one
 open run can be shared by every session that shows it. Helpers whose result
 depends on the scope on screen (:meth:`OpenRun.scoped_steps`,
-:meth:`OpenRun.diagram`) build afresh on each call and keep nothing: a caller
+:meth:`OpenRun.step_map`, :meth:`OpenRun.diagram`) build afresh on each call and keep nothing: a caller
 that asks often (the app, per slider move) keeps the result itself.
 """
 
@@ -27,13 +26,12 @@ import threading
 from dataclasses import dataclass
 
 from recorders.deep_parse import collector_paused
-from recorders.evidence import EvidenceIndex, build_evidence_index, recording_id
+from recorders.evidence import EvidenceIndex, StepMap, build_evidence_index, run_id
 from recorders.loading import Recording, load_recording
 from recorders.projections import DEFAULT_PROFILE, PROFILES, Projection, build_projection
 from recorders.run_step import RunStep
 from lens.arrows import ArrowDiagram, build_arrow_diagram
 from lens.scopes import Scope, ScopeIndex
-from lens.step_evidence import StepEvidence
 from lens.step_places import ScopedSteps, StepPlace, StepPlaces
 
 __all__ = ["OpenRun", "ProfileViews", "open_run", "PROFILES", "DEFAULT_PROFILE"]
@@ -57,31 +55,12 @@ class OpenRun:
         # recording, to free nothing: the collector is paused for the build
         # only, as for the parse (recorders/deep_parse.py), and runs after.
         with collector_paused():
-            self.step_evidence = StepEvidence.build(recording)
-            self.run_id: str = recording_id(recording)
-        self._evidence: EvidenceIndex | None = None
+            self.evidence: EvidenceIndex = build_evidence_index(recording)
+            self.run_id: str = run_id(recording)
         self._views: dict[str, ProfileViews] = {}
         self._building = threading.Lock()
 
-    # ── built on first use ───────────────────────────────────────────
-
-    @property
-    def evidence(self) -> EvidenceIndex:
-        """The evidence index (built on first use)."""
-        built = self._evidence
-        if built is None:
-            with self._building:
-                built = self._evidence
-                if built is None:
-                    with collector_paused():
-                        built = self._evidence = build_evidence_index(self.recording)
-        return built
-
-    def has_evidence(self) -> bool:
-        """Whether the evidence index was built already."""
-        return self._evidence is not None
-
-    # ── per profile, built on first use ──────────────────────────────
+    # ── per profile, built once ──────────────────────────────────────
 
     def views(self, profile: str = DEFAULT_PROFILE) -> ProfileViews:
         """``profile``'s projection, scopes and step places (built on first use).
@@ -133,6 +112,10 @@ class OpenRun:
     def place(self, profile: str, path: tuple[str, ...], position: int) -> StepPlace | None:
         """Position ``position`` of :meth:`scoped_steps` as (scope path, index, count)."""
         return self.scoped_steps(profile, path).place(position)
+
+    def step_map(self, profile: str, path: tuple[str, ...]) -> StepMap:
+        """Where each model and tool call sits in :meth:`scoped_steps` of ``path``."""
+        return StepMap(self.evidence, self.scoped_steps(profile, path).steps)
 
     def diagram(self, profile: str, path: tuple[str, ...]) -> ArrowDiagram:
         """The actor-arrow diagram of the scope at ``path`` (the root if none)."""

@@ -1,19 +1,24 @@
 """Drill scopes: which subflow paths hold steps, and what each one contains.
 
-A scope is a subflow path starting at ``__root__``. The index is built once
-per projection: every prefix of every step anchor, each with its slider steps
-(``projection.get_steps(path)``), so moving the slider or drilling is a dict
-lookup, never a pass over the steps.
+A scope is a subflow path starting at ``__root__``: a tuple of segments, kept
+as a tuple everywhere. A segment may itself contain ``/`` (a subflow named
+``step-reviewers/style``), so where a path becomes text (a link, chart data, a
+widget key) it goes through :func:`encode_path`, which escapes ``%`` and ``/``
+inside segments, and comes back through :func:`decode_path`. The index is
+built once per projection: every prefix of every step anchor, each with its
+slider steps (``projection.get_steps(path)``), so moving the slider or
+drilling is a dict lookup, never a pass over the steps.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Container, Iterable, Protocol
 
-from recorders.run_step import ROOT_SUBFLOW_ID, RunStep
-
-ROOT: tuple[str, ...] = (ROOT_SUBFLOW_ID,)
+from recorders.run_step import RunStep
+from recorders.values import ROOT_PATH as ROOT
+from recorders.values import nearest_known_prefix
 PATH_SEPARATOR = "/"
 
 
@@ -21,9 +26,26 @@ class StepProjection(Protocol):
     def get_steps(self, drill_path: tuple[str, ...] | None = None) -> list[RunStep]: ...
 
 
+_ESCAPES = {"%": "%25", "/": "%2F"}
+_UNESCAPES = {"%25": "%", "%2F": "/", "%2f": "/"}
+_ESCAPED = re.compile(r"%(?:25|2[Ff])")
+
+
 def encode_path(path: Iterable[str]) -> str:
-    """``("__root__", "a", "b")`` → ``"__root__/a/b"`` (the form used in links)."""
-    return PATH_SEPARATOR.join(path)
+    """``("__root__", "a", "b")`` → ``"__root__/a/b"`` (the form used in links).
+
+    ``%`` and ``/`` inside a segment are escaped (``%25``, ``%2F``), so two
+    different paths never share a text: ``("__root__", "a/b")`` is
+    ``"__root__/a%2Fb"``. Paths without either character read as before.
+    """
+    return PATH_SEPARATOR.join(
+        segment.replace("%", _ESCAPES["%"]).replace("/", _ESCAPES["/"]) for segment in path)
+
+
+def decode_path(text: str) -> tuple[str, ...]:
+    """The inverse of :func:`encode_path` (any other ``%`` is taken literally)."""
+    return tuple(_ESCAPED.sub(lambda match: _UNESCAPES[match.group(0)], segment)
+                 for segment in text.split(PATH_SEPARATOR))
 
 
 @dataclass(frozen=True)
@@ -42,7 +64,14 @@ class ScopeIndex:
 
     def __init__(self, scopes: dict[tuple[str, ...], Scope]) -> None:
         self._scopes = scopes
-        self._by_text = {encode_path(p): p for p in scopes}
+        # What a link written before segments were escaped says for each scope:
+        # its segments joined with "/" as they are. Kept only where one scope
+        # has that text, so an old link is honoured only when it is unambiguous.
+        legacy: dict[str, list[tuple[str, ...]]] = {}
+        for path in scopes:
+            legacy.setdefault(PATH_SEPARATOR.join(path), []).append(path)
+        self._by_legacy_text = {text: paths[0] for text, paths in legacy.items()
+                                if len(paths) == 1}
 
     @classmethod
     def build(cls, projection: StepProjection, raw_steps: Iterable[RunStep]) -> ScopeIndex:
@@ -82,8 +111,17 @@ class ScopeIndex:
         return list(self._scopes)
 
     def lookup(self, text: str) -> tuple[str, ...] | None:
-        """The scope a link's ``drill=`` names, or None when it names none."""
-        return self._by_text.get(text)
+        """The scope a link's ``drill=`` (or a chart point's data) names, or
+        None when it names none.
+
+        The text is read as :func:`encode_path` writes it; failing that, as an
+        older link wrote it (segments joined unescaped), when exactly one
+        scope reads that way.
+        """
+        path = decode_path(text)
+        if path in self._scopes:
+            return path
+        return self._by_legacy_text.get(text)
 
     def breadcrumb(self, path: tuple[str, ...]) -> list[tuple[str, ...]]:
         """Root to ``path``, every ancestor that is itself a scope."""
@@ -96,7 +134,4 @@ def _first_ts(steps: tuple[RunStep, ...]) -> float:
 
 def _nearest_ancestor(path: tuple[str, ...], scopes: Container) -> tuple[str, ...] | None:
     """The closest proper prefix that is a scope (an empty middle level is skipped)."""
-    for end in range(len(path) - 1, 0, -1):
-        if path[:end] in scopes:
-            return path[:end]
-    return None
+    return nearest_known_prefix(path, scopes, proper=True)

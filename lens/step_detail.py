@@ -1,9 +1,12 @@
 """What happened at one step, from the recording: the step detail view model.
 
 :func:`describe_step` turns a RunStep and the evidence index into plain data
-(facts, texts, tool calls, branches, the events behind it). The UI renders
-that data generically; every value in it is the recording's own (untrusted)
-text, so the renderer must show it through safe elements only.
+(facts, texts, tool calls, branches, the events behind it). A model call's
+facts, the tools it asked for and the results fed back come from the same
+:class:`recorders.evidence.ModelCall` the served-context panel and the run
+header read. The UI renders that data generically; every value in it is the
+recording's own (untrusted) text, so the renderer must show it through safe
+elements only.
 """
 
 from __future__ import annotations
@@ -11,9 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from recorders.evidence import EvidenceIndex, ModelCall, ToolCall
 from recorders.run_step import DECIDE, FORK, ITERATION, MERGE, REACT, SEQUENTIAL, RunStep
-from lens.step_evidence import ModelCall, StepEvidence, ToolCall
-from lens.text import format_ms, value_text
+from recorders.values import is_number, js_number_text
+from lens.text import DisplayText, display_text, format_ms, value_text
 
 USER_TO_LLM = "user→llm"
 TOOL_TO_LLM = "tool→llm"
@@ -41,16 +45,15 @@ class Fact:
 @dataclass(frozen=True)
 class TextValue:
     title: str  # app text only: it may be shown where Markdown renders
-    text: str  # recording text, possibly very long
-    is_error: bool = False
+    text: DisplayText  # recording text, possibly very long
 
 
 @dataclass(frozen=True)
 class ToolCallView:
     name: str
     call_id: str | None
-    args: str | None  # None when the recording carries no arguments
-    result: str | None  # None when the recording carries no result
+    args: DisplayText | None  # None when the recording carries no arguments
+    result: DisplayText | None  # None when the recording carries no result
     failed: bool
     duration: str | None
 
@@ -74,7 +77,7 @@ class StepDetail:
     absent: tuple[str, ...] = ()  # what the recording does not carry for this step
     events: tuple[EventRef, ...] = ()
     meta: Mapping[str, Any] | None = None
-    model_call_id: str | None = None  # the served-context panel hooks in here
+    call_id: int | None = None  # the model call shown (an id into the evidence index)
 
 
 def actor_arrow(step: RunStep) -> str | None:
@@ -85,25 +88,38 @@ def actor_arrow(step: RunStep) -> str | None:
     return step.label if step.kind == REACT else None
 
 
-def step_tool_names(step: RunStep, evidence: StepEvidence) -> list[str]:
+def step_call(step: RunStep, evidence: EvidenceIndex) -> ModelCall | None:
+    """The model call at a step's stage, if the recording has one there."""
+    return evidence.call_at_stage(step.runtime_stage_id, step.ts_ms)
+
+
+def step_tools(step: RunStep, evidence: EvidenceIndex) -> tuple[ToolCall, ...]:
+    """The tool calls a react step hands to (llm→tool: the ones its call asked
+    for) or hears back from (tool→llm: the ones the previous call in its scope
+    asked for)."""
+    arrow = actor_arrow(step)
+    call = step_call(step, evidence)
+    if call is None:
+        return ()
+    if arrow == LLM_TO_TOOL:
+        return evidence.tools_of(call)
+    if arrow == TOOL_TO_LLM:
+        return evidence.tools_of(evidence.previous_call(call.id))
+    return ()
+
+
+def step_tool_names(step: RunStep, evidence: EvidenceIndex) -> list[str]:
     """The tools a react step hands to or hears back from, for its caption.
 
-    The projection's own ``meta.toolNames`` wins; otherwise the tool calls the
-    recording pairs with this model call (llm→tool) or the one before it (tool→llm).
+    The projection's own ``meta.toolNames`` wins; otherwise :func:`step_tools`.
     """
     names = (step.meta or {}).get("toolNames")
     if isinstance(names, list) and all(isinstance(n, str) for n in names):
         return list(names)
-    arrow = actor_arrow(step)
-    call = evidence.model_call(step.runtime_stage_id)
-    if arrow == LLM_TO_TOOL:
-        return evidence.tool_names_for_call(call)
-    if arrow == TOOL_TO_LLM and call is not None:
-        return evidence.tool_names_for_call(call.previous)
-    return []
+    return [t.name for t in step_tools(step, evidence) if t.name is not None]
 
 
-def step_caption(step: RunStep, index: int, total: int, evidence: StepEvidence) -> str:
+def step_caption(step: RunStep, index: int, total: int, evidence: EvidenceIndex) -> str:
     """``step 7 of 19 · llm→tool · lookup_order`` (1-based, for people)."""
     parts = [f"step {index + 1} of {total}", step.label]
     tools = step_tool_names(step, evidence)
@@ -112,7 +128,7 @@ def step_caption(step: RunStep, index: int, total: int, evidence: StepEvidence) 
     return " · ".join(parts)
 
 
-def describe_step(step: RunStep, evidence: StepEvidence) -> StepDetail:
+def describe_step(step: RunStep, evidence: EvidenceIndex) -> StepDetail:
     base = _common_facts(step, evidence)
     transitions = tuple((t.source, t.target, t.via, t.label or "") for t in step.transitions)
     events = _events_at(step.runtime_stage_id, evidence)
@@ -122,13 +138,14 @@ def describe_step(step: RunStep, evidence: StepEvidence) -> StepDetail:
         return _react_detail(step, evidence, heading, base, common)
     if step.kind == DECIDE:
         meta = step.meta or {}
-        decision = next(iter(evidence.boundary_events_at(step.runtime_stage_id, "decision.branch")), {})
+        decision = next(iter(evidence.stages.boundary_events_at(step.runtime_stage_id,
+                                                                 "decision.branch")), {})
         facts = [Fact("chosen", _text(meta.get("chosen", decision.get("chosen"))))]
         rationale = meta.get("rationale", decision.get("rationale"))
         absent = () if rationale else ("the recording gives no rationale for this decision",)
         if decision.get("decider") is not None:
             facts.append(Fact("decider", _text(decision.get("decider"))))
-        texts = (TextValue("Rationale", value_text(rationale)),) if rationale else ()
+        texts = (TextValue("Rationale", display_text(rationale)),) if rationale else ()
         return StepDetail(heading, tuple(facts) + base, texts, absent=absent, **common)
     if step.kind in (FORK, MERGE):
         meta = step.meta or {}
@@ -150,9 +167,9 @@ def describe_step(step: RunStep, evidence: StepEvidence) -> StepDetail:
 # ─── per kind ──────────────────────────────────────────────────────────
 
 
-def _react_detail(step: RunStep, evidence: StepEvidence, heading: str,
+def _react_detail(step: RunStep, evidence: EvidenceIndex, heading: str,
                   base: tuple[Fact, ...], common: dict) -> StepDetail:
-    call = evidence.model_call(step.runtime_stage_id)
+    call = step_call(step, evidence)
     arrow = actor_arrow(step)
     if arrow in KNOWN_ARROWS:
         heading = f"{heading} · {arrow}"
@@ -165,32 +182,32 @@ def _react_detail(step: RunStep, evidence: StepEvidence, heading: str,
     tools_asked: tuple[ToolCallView, ...] = ()
     tool_results: tuple[ToolCallView, ...] = ()
     if arrow in (LLM_TO_TOOL, LLM_TO_USER):
-        if call.content is not None:
-            texts.append(TextValue("Model output", value_text(call.content)))
-        elif call.ends:
+        if call.output is not None:
+            texts.append(TextValue("Model output", display_text(call.output)))
+        elif call.ended:
             absent.append("the recording carries no output text for this call (lean mode?)")
         else:
             absent.append("the recording has no end for this model call (the run stopped?)")
     if arrow == LLM_TO_TOOL:
-        tools_asked = tuple(_tool_view(t) for t in call.tool_calls)
+        tools_asked = tuple(_tool_view(t) for t in step_tools(step, evidence))
         if not tools_asked:
             absent.append("no tool-call events follow this model call in the recording")
-    if arrow == TOOL_TO_LLM and call.previous is not None:
-        tool_results = tuple(_tool_view(t) for t in call.previous.tool_calls)
+    if arrow == TOOL_TO_LLM:
+        tool_results = tuple(_tool_view(t) for t in step_tools(step, evidence))
     return StepDetail(heading, facts, tuple(texts), tools_asked, tool_results,
-                      absent=tuple(absent), model_call_id=call.runtime_stage_id, **common)
+                      absent=tuple(absent), call_id=call.id, **common)
 
 
-def _handoff_detail(step: RunStep, evidence: StepEvidence, heading: str,
+def _handoff_detail(step: RunStep, evidence: EvidenceIndex, heading: str,
                     base: tuple[Fact, ...], common: dict) -> StepDetail:
     # The boundary events at a handoff's stage are the subflow's entry and exit;
     # asks/forwards hand over the entry payload, answers return the exit payload.
     kind = "subflow.exit" if step.label == "answers" else "subflow.entry"
     texts = []
-    for event in evidence.boundary_events_at(step.runtime_stage_id, kind):
+    for event in evidence.stages.boundary_events_at(step.runtime_stage_id, kind):
         if "payload" in event:
             title = "Answer returned" if kind == "subflow.exit" else "Input handed over"
-            texts.append(TextValue(title, value_text(event["payload"])))
+            texts.append(TextValue(title, display_text(event["payload"])))
     absent = () if texts else ("the recording carries no payload for this handoff",)
     if step.label in HANDOFF_LABELS:
         heading = f"{heading} · {step.label}"
@@ -200,24 +217,28 @@ def _handoff_detail(step: RunStep, evidence: StepEvidence, heading: str,
 # ─── helpers ───────────────────────────────────────────────────────────
 
 
-def _common_facts(step: RunStep, evidence: StepEvidence) -> tuple[Fact, ...]:
+def _common_facts(step: RunStep, evidence: EvidenceIndex) -> tuple[Fact, ...]:
     facts = [Fact("stage", step.runtime_stage_id),
              Fact("subflow path", " / ".join(step.anchor.subflow_path))]
-    if evidence.run_started_ms is not None:
-        facts.append(Fact("at", f"+{format_ms(step.ts_ms - evidence.run_started_ms)} from run start"))
+    started = evidence.stages.run_started_ms
+    if started is not None:
+        facts.append(Fact("at", f"+{format_ms(step.ts_ms - started)} from run start"))
     return tuple(facts)
 
 
 def _call_facts(call: ModelCall) -> tuple[Fact, ...]:
+    tokens_in, tokens_out = call.tokens
+    # The recorded duration; the wall clock between start and end when none was recorded.
+    duration = call.duration_ms if call.duration_ms is not None else call.wall_ms
     pairs: list[tuple[str, Any]] = [
         ("model", call.model),
         ("provider", call.provider),
         ("stop reason", call.stop_reason),
-        ("tokens in", call.tokens_in),
-        ("tokens out", call.tokens_out),
-        ("duration", format_ms(call.duration_ms) if call.duration_ms is not None else None),
-        ("messages sent", call.start_field("messagesCount")),
-        ("tools offered", call.start_field("toolsCount")),
+        ("tokens in", tokens_in),
+        ("tokens out", tokens_out),
+        ("duration", format_ms(duration) if duration is not None else None),
+        ("messages sent", call.messages_count),
+        ("tools offered", call.tools_count),
         ("tool calls asked", call.tool_call_count),
     ]
     return tuple(Fact(name, _text(value)) for name, value in pairs if value is not None)
@@ -225,24 +246,24 @@ def _call_facts(call: ModelCall) -> tuple[Fact, ...]:
 
 def _tool_view(tool: ToolCall) -> ToolCallView:
     return ToolCallView(
-        name=tool.tool_name or "(unnamed tool)",
+        name=tool.name or "(unnamed tool)",
         call_id=tool.tool_call_id,
-        args=value_text(tool.args) if tool.args is not None else None,
-        result=value_text(tool.result) if tool.has_result else None,
+        args=None if "args" in tool.missing else display_text(tool.args),
+        result=display_text(tool.result) if tool.has_result else None,
         failed=tool.failed,
         duration=format_ms(tool.duration_ms) if tool.duration_ms is not None else None,
     )
 
 
-def _events_at(runtime_stage_id: str, evidence: StepEvidence) -> tuple[EventRef, ...]:
-    refs = [EventRef("boundary", i, str(evidence.boundary_events[i].get("type")))
-            for i in evidence.boundary_indexes(runtime_stage_id)]
-    refs += [EventRef("typed", i, str(evidence.typed_events[i].get("type")))
-             for i in evidence.typed_indexes(runtime_stage_id)]
+def _events_at(runtime_stage_id: str, evidence: EvidenceIndex) -> tuple[EventRef, ...]:
+    stages = evidence.stages
+    refs = [EventRef("boundary", i, str(stages.boundary_events[i].get("type")))
+            for i in stages.boundary_indexes(runtime_stage_id)]
+    refs += [EventRef("typed", i, str(stages.typed_events[i].get("type")))
+             for i in stages.typed_indexes(runtime_stage_id)]
     return tuple(refs)
 
 
 def _text(value: Any) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return value if isinstance(value, str) else value_text(value)
+    """A fact's value: numbers as JavaScript prints them, other values as text."""
+    return js_number_text(value) if is_number(value) else value_text(value)

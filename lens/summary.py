@@ -2,7 +2,9 @@
 
 Figures come from the evidence index (built once), never from a new pass
 over the events: model calls, tool calls and how many failed, tokens in and
-out, wall-clock duration, and the skills the route visited.
+out, wall-clock duration, and the skills the route visited. They count the
+run the steps describe (the last, when the file holds several), from the
+same records the step detail and the served-context panel show.
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from recorders.evidence import EvidenceIndex, run_id
 from recorders.loading import Recording
-from lens.step_evidence import StepEvidence
+from recorders.values import is_number
 from lens.text import format_ms
 
 SOURCE_KINDS = {
@@ -33,12 +36,13 @@ class RunSummary:
     skills_visited: tuple[str, ...]
 
 
-def summarise(evidence: StepEvidence, skill_path: list[str],
+def summarise(evidence: EvidenceIndex, skill_path: list[str],
               run_info: dict | None = None) -> RunSummary:
-    calls = list(evidence.calls())
-    tools = list(evidence.tool_calls())
-    ins = [c.tokens_in for c in calls if c.tokens_in is not None]
-    outs = [c.tokens_out for c in calls if c.tokens_out is not None]
+    calls = evidence.shown_calls()
+    tools = evidence.shown_tools()
+    tokens = [call.tokens for call in calls]
+    ins = [tokens_in for tokens_in, _ in tokens if tokens_in is not None]
+    outs = [tokens_out for _, tokens_out in tokens if tokens_out is not None]
     return RunSummary(
         model_calls=len(calls),
         tool_calls=len(tools),
@@ -50,28 +54,29 @@ def summarise(evidence: StepEvidence, skill_path: list[str],
     )
 
 
-def _duration(evidence: StepEvidence, run_info: dict | None) -> float | None:
-    if evidence.run_started_ms is not None and evidence.run_ended_ms is not None:
-        return evidence.run_ended_ms - evidence.run_started_ms
+def _duration(evidence: EvidenceIndex, run_info: dict | None) -> float | None:
+    stages = evidence.stages
+    if stages.run_started_ms is not None and stages.run_ended_ms is not None:
+        return stages.run_ended_ms - stages.run_started_ms
     started = _parse_iso(run_info.get("startedAt")) if run_info else None
     ended = _parse_iso(run_info.get("endedAt")) if run_info else None
     if started is not None and ended is not None:
         return (ended - started).total_seconds() * 1000
-    stamps = list(evidence.first_ts.values())
+    stamps = list(stages.first_ts.values())
     return max(stamps) - min(stamps) if len(stamps) > 1 else None
 
 
-def run_facts(recording: Recording, evidence: StepEvidence) -> list[tuple[str, str]]:
+def run_facts(recording: Recording, evidence: EvidenceIndex) -> list[tuple[str, str]]:
     """(label, value) pairs for the header; values may be recording text."""
     facts: list[tuple[str, str]] = [("format", _format(recording))]
     producer = recording.producer or {}
     versions = [f"{name.removesuffix('Version')} {value}" for name, value in producer.items()
-                if isinstance(value, (str, int, float)) and not isinstance(value, bool)]
+                if isinstance(value, str) or is_number(value)]
     facts.append(("producer", ", ".join(versions) if versions else "not recorded"))
-    facts.append(("run id", _run_id(recording)))
+    facts.append(("run id", run_id(recording)))
     run = recording.run_info or {}
-    facts.append(("started", _time_text(run.get("startedAt"), evidence.run_started_ms)))
-    facts.append(("ended", _time_text(run.get("endedAt"), evidence.run_ended_ms)))
+    facts.append(("started", _time_text(run.get("startedAt"), evidence.stages.run_started_ms)))
+    facts.append(("ended", _time_text(run.get("endedAt"), evidence.stages.run_ended_ms)))
     facts.append(("complete", _complete(recording, evidence)))
     facts.append(("boundary detail", recording.boundary_mode or "not recorded"))
     facts.append(("events", f"{len(recording.typed_events)} typed · "
@@ -86,22 +91,12 @@ def _format(recording: Recording) -> str:
     return kind
 
 
-def _run_id(recording: Recording) -> str:
-    run = recording.run_info or {}
-    if isinstance(run.get("runId"), str):
-        return run["runId"]
-    if recording.typed_run_ids:
-        ids = recording.typed_run_ids
-        return ids[-1] if len(ids) == 1 else f"{ids[-1]} (last of {len(ids)})"
-    return recording.snapshot_run_id or "not recorded"
-
-
-def _complete(recording: Recording, evidence: StepEvidence) -> str:
+def _complete(recording: Recording, evidence: EvidenceIndex) -> str:
     if recording.complete is True:
         return "yes"
     if recording.complete is False:
         return "no (complete: false)"
-    if evidence.run_ended_ms is not None:
+    if evidence.stages.run_ended_ms is not None:
         return "run.exit recorded (no envelope flag)"
     return "not recorded"
 

@@ -1,24 +1,36 @@
 """Text that comes from a recording, made safe and small enough to show.
 
-Everything in a recording is untrusted. Three destinations, three rules:
+Everything in a recording is untrusted, and every panel shows it by the same
+rules, so one value looks the same wherever it appears (a tool result in the
+step detail and in the served context):
 
-- plotly text and hover labels parse a subset of HTML, so they get
-  :func:`plot_text` (``html.escape(s, quote=False)``);
-- Streamlit widget labels and alert bodies parse Markdown (links, images,
-  ``:color[...]`` directives, LaTeX), so a recording string that must sit in
-  one gets :func:`markdown_literal`, which backslash-escapes every ASCII
-  punctuation character; CommonMark then renders it verbatim;
-- long values are clipped on screen (:func:`clip`) with the whole value one
-  click away, and one-line labels are flattened (:func:`one_line`).
+- one JSON-to-text: strings as they are, anything else as indented JSON
+  (:func:`value_text`);
+- one invisible-character policy: controls, bidi overrides and isolates,
+  zero-width and other invisible characters are made visible, C0 controls as
+  their Unicode "control picture" (␇) and the rest as ``⟨U+202E⟩``; a block
+  (:func:`visible`) keeps its line breaks and tabs, a one-line label
+  (:func:`one_line`) shows line breaks as ⏎;
+- one clip limit: a long value shows its first :data:`CLIP_LIMIT` characters
+  with the whole value one click away (:func:`display_text`).
+
+Destinations add their own escaping on top: plotly text and hover labels
+parse a subset of HTML, so they get :func:`plot_text`; Streamlit labels and
+alerts parse Markdown, so recording text in one gets :func:`markdown_literal`.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import re
 import string
 from dataclasses import dataclass
 from typing import Any
+
+from recorders.values import json_text
+
+CLIP_LIMIT = 2_000
 
 # CommonMark allows a backslash before any ASCII punctuation character and
 # then renders that character literally; escaping all of them defeats every
@@ -26,13 +38,38 @@ from typing import Any
 # Streamlit's :directives[...] and $math$).
 _MD_ESCAPES = {ord(c): "\\" + c for c in string.punctuation}
 
-# Characters that would break a one-line label: line breaks become a visible
-# return mark, other C0 controls their Unicode "control picture", and bidi
-# overrides/isolates (which can reorder the text around them) a visible tag.
-_LINE_BREAKS = {"\n", "\r", "\u2028", "\u2029", "\x85"}
-_BIDI_CONTROLS = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+# Characters that would hide or reorder text on screen: C0 controls but tab
+# and newline, DEL, C1 controls, the Arabic letter mark, zero-width space,
+# LRM/RLM, line and paragraph separators, bidi embeddings, overrides and
+# isolates, and the byte-order mark.
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u2028\u2029"
+    "\u202a-\u202e\u2066-\u2069\ufeff]")
+# Line breaks in a one-line label.
+_LINE_BREAKS = re.compile("\r\n|[\n\r\u2028\u2029\x85]")
 
-DEFAULT_CLIP = 2_000
+
+def _shown(match: re.Match) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)  # the control picture: ␀ … ␟
+    if code == 0x7F:
+        return "␡"
+    return f"⟨U+{code:04X}⟩"
+
+
+def visible(text: str) -> str:
+    """``text`` with every invisible character shown; line breaks and tabs kept."""
+    return _INVISIBLE.sub(_shown, text)
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """Flatten to a single visible line (line breaks as ⏎, tabs as spaces);
+    cut to ``limit`` characters with an ellipsis."""
+    flat = visible(_LINE_BREAKS.sub("⏎", text.replace("\t", " ")))
+    if limit is not None and len(flat) > limit:
+        return flat[: max(limit - 1, 0)] + "…"
+    return flat
 
 
 def plot_text(value: Any) -> str:
@@ -41,70 +78,57 @@ def plot_text(value: Any) -> str:
 
 
 def markdown_literal(value: Any) -> str:
-    """A string that Streamlit's Markdown renders exactly as written, on one line."""
+    """A string that Markdown renders exactly as written, on one line."""
     text = one_line(value if isinstance(value, str) else str(value))
     return text.translate(_MD_ESCAPES)
 
 
-def one_line(text: str, limit: int | None = None) -> str:
-    """Flatten to a single visible line; cut to ``limit`` characters with an ellipsis."""
-    out: list[str] = []
-    for ch in text:
-        if ch in _LINE_BREAKS:
-            out.append("⏎")
-        elif ch == "\t":
-            out.append(" ")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(chr(0x2400 + ord(ch)) if ord(ch) < 0x20 else "␡")
-        elif ch in _BIDI_CONTROLS:
-            out.append(f"⟨U+{ord(ch):04X}⟩")
-        else:
-            out.append(ch)
-    flat = "".join(out)
-    if limit is not None and len(flat) > limit:
-        return flat[: max(limit - 1, 0)] + "…"
-    return flat
-
-
-@dataclass(frozen=True)
-class Clip:
-    """What is shown of a long value, and the whole value behind it."""
-
-    shown: str
-    full: str
-
-    @property
-    def truncated(self) -> bool:
-        return len(self.shown) < len(self.full)
-
-    @property
-    def hidden_chars(self) -> int:
-        return len(self.full) - len(self.shown)
-
-
-def clip(text: str, limit: int = DEFAULT_CLIP) -> Clip:
-    """Keep the first ``limit`` characters of ``text`` for the screen."""
-    if limit < 0:
-        raise ValueError("limit must be >= 0")
-    return Clip(text[:limit], text)
-
-
 def value_text(value: Any) -> str:
     """A recorded value as text: strings as they are, anything else as indented JSON."""
-    if isinstance(value, str):
-        return value
-    try:
-        return json.dumps(value, ensure_ascii=False, indent=2)
-    except (TypeError, ValueError):
-        return repr(value)
+    return json_text(value, indent=2)
 
 
 def compact_json(value: Any) -> str:
     """One-line JSON, for table cells and search."""
     try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError):
-        return repr(value)
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    except (TypeError, ValueError, RecursionError):
+        return json_text(value)
+
+
+@dataclass(frozen=True)
+class DisplayText:
+    """A recorded value prepared for the screen, and the whole value behind it.
+
+    ``text`` is the first ``shown_chars`` characters of ``full`` with invisible
+    characters made visible; ``full`` is the value untouched, for a download
+    or an expand.
+    """
+
+    text: str
+    full: str
+    shown_chars: int
+
+    @property
+    def truncated(self) -> bool:
+        return self.shown_chars < len(self.full)
+
+    @property
+    def length(self) -> int:
+        return len(self.full)
+
+    @property
+    def hidden_chars(self) -> int:
+        return len(self.full) - self.shown_chars
+
+
+def display_text(value: Any, limit: int = CLIP_LIMIT) -> DisplayText:
+    """``value`` as text (:func:`value_text`), clipped to ``limit`` characters for the screen."""
+    if limit < 0:
+        raise ValueError("limit must be >= 0")
+    full = value_text(value)
+    shown = full[:limit]
+    return DisplayText(visible(shown), full, len(shown))
 
 
 def format_ms(ms: float | None) -> str:

@@ -1,7 +1,7 @@
 """Streamlit panels for the evidence views: served context, backtrack, search.
 
 The app calls these from the step detail and from a tab; they hold no domain
-logic (``lens/evidence_view.py`` builds every model) and no state beyond their
+logic (``lens/evidence/`` builds every model) and no state beyond their
 own widget keys.
 
 ``on_navigate(position)`` is called (as a button callback, before the rerun)
@@ -21,9 +21,16 @@ from typing import Any, Callable, Sequence
 
 import streamlit as st
 
-from lens import evidence_view as ev
 from recorders.evidence import EvidenceIndex, StepMap
-from lens_ui.render import facts_text
+from lens.evidence.backtrack import BacktrackChain, backtrack
+from lens.evidence.delta import ContextDelta
+from lens.evidence.nav import Nav, call_title
+from lens.evidence.report import StepPlaceOf, backtrack_report
+from lens.evidence.search import SearchResults, search
+from lens.evidence.served import (ServedContext, SlotPanel, piece_pages, served_context,
+                                  served_context_for_step)
+from lens.text import display_text
+from lens_ui.render import facts_text, long_text
 
 Navigate = Callable[[int], None]
 # How a link names its step: ``step_label(position)`` -> Markdown-safe text such
@@ -43,20 +50,20 @@ def render_served_context(index: EvidenceIndex, step: Any, on_navigate: Navigate
                           steps: Sequence[Any] | None = None, step_map: StepMap | None = None,
                           call_id: int | None = None,
                           key: str = "evidence-served", tabs_key: str | None = None,
-                          step_label: StepLabel | None = None) -> ev.ServedContext | None:
+                          step_label: StepLabel | None = None) -> ServedContext | None:
     """The served-context panel for a slider position (``step``: its position
     in ``steps``, or the RunStep itself), or for ``call_id`` directly."""
     steps = steps if steps is not None else []
-    smap = step_map or index.step_map(steps)
+    smap = step_map or StepMap(index, steps)
     note = None
     if call_id is not None:
-        model = ev.served_context(index, call_id, smap)
+        model = served_context(index, call_id, smap)
     else:
         position = _position_of(step, steps)
         if position is None:
             st.info("This step is not in the step list given to the evidence panel.")
             return None
-        model, note = ev.served_context_for_step(index, smap, position)
+        model, note = served_context_for_step(index, smap, position)
     st.subheader("Served context")
     if model is None:
         st.info(note or "No model call to show.")
@@ -91,7 +98,7 @@ def render_served_context(index: EvidenceIndex, step: Any, on_navigate: Navigate
             _render_delta(model.delta, f"{key}-delta")
     if tabs[5].open is not False:
         with tabs[5]:
-            _render_extras(model)
+            _render_extras(model, f"{key}-extras")
     return model
 
 
@@ -100,12 +107,12 @@ def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
                      recording_id: str = "", call_id: int | None = None,
                      profile: str | None = None, key: str = "evidence-backtrack",
                      max_shown: int = 150, step_label: StepLabel | None = None,
-                     report_places: ev.StepPlaceOf | None = None
-                     ) -> ev.BacktrackChain | None:
+                     report_places: StepPlaceOf | None = None
+                     ) -> BacktrackChain | None:
     """Walk back from a model output (the final answer by default), with a
     Markdown export."""
     steps = steps if steps is not None else []
-    smap = step_map or index.step_map(steps)
+    smap = step_map or StepMap(index, steps)
     st.subheader("Backtrack")
     if not index.calls:
         st.info("No model call was recorded, so there is nothing to walk back from.")
@@ -121,11 +128,11 @@ def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
     chosen = {} if target_key in st.session_state else {"index": default}
     selected = st.selectbox(
         "Walk back from the output of", options,
-        format_func=lambda i: ev.call_title(index.calls[i])
+        format_func=lambda i: call_title(index.calls[i])
         + (" — final answer" if final is not None and i == final.id else ""),
         key=target_key, **chosen)
-    chain = ev.backtrack(index, selected, smap)
-    report = ev.backtrack_report(index, chain, recording_id=recording_id, steps=steps,
+    chain = backtrack(index, selected, smap)
+    report = backtrack_report(index, chain, recording_id=recording_id, steps=steps,
                                  profile=profile, step_place=report_places)
     st.download_button("Download the backtrack report (Markdown)", data=report,
                        file_name="backtrack-report.md", mime="text/markdown",
@@ -142,7 +149,7 @@ def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
                 head += f"   (inferred: {link.inferred})"
             st.text(head)
             if link.text is not None:
-                st.code(ev.display_text(link.text.full, PREVIEW_IN_LISTS).text, language=None,
+                st.code(display_text(link.text.full, PREVIEW_IN_LISTS).text, language=None,
                         wrap_lines=True)
         with cols[1]:
             _nav_button(link.nav, on_navigate, f"{key}-go-{link.number}", steps, "Step",
@@ -155,17 +162,17 @@ def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
 def render_search(index: EvidenceIndex, on_navigate: Navigate, *,
                   steps: Sequence[Any] | None = None, step_map: StepMap | None = None,
                   key: str = "evidence-search", limit: int = 100,
-                  step_label: StepLabel | None = None) -> ev.SearchResults | None:
+                  step_label: StepLabel | None = None) -> SearchResults | None:
     """Find text anywhere in the run; each hit can move the slider to its step."""
     steps = steps if steps is not None else []
-    smap = step_map or index.step_map(steps)
+    smap = step_map or StepMap(index, steps)
     query = st.text_input("Find text anywhere in the run", key=f"{key}-query")
     match_case = st.checkbox("Match case", key=f"{key}-case")
     if not query:
         st.caption("Searches prompts, model outputs, tool arguments and results, injected "
                    "context and route reasons.")
         return None
-    results = ev.search(index, query, smap, limit=limit, case_sensitive=match_case)
+    results = search(index, query, smap, limit=limit, case_sensitive=match_case)
     shown = f", the first {len(results.hits)} shown" if results.truncated else ""
     st.caption(f"{results.total} matching value(s){shown}.")
     for n, hit in enumerate(results.hits):
@@ -189,7 +196,7 @@ def render_search(index: EvidenceIndex, on_navigate: Navigate, *,
 # ─── Pieces ────────────────────────────────────────────────────────────
 
 
-def _render_slot(panel: ev.SlotPanel, on_navigate: Navigate, steps: Sequence[Any],
+def _render_slot(panel: SlotPanel, on_navigate: Navigate, steps: Sequence[Any],
                  key: str, step_label: StepLabel | None = None) -> None:
     st.caption(f"{panel.title}: {panel.status}.")
     st.caption(f"Budget: {panel.budget}.")
@@ -208,7 +215,7 @@ def _render_slot(panel: ev.SlotPanel, on_navigate: Navigate, steps: Sequence[Any
         "content": row.content.text[:PREVIEW_IN_LISTS] if row.content else "(not recorded)",
         "chars": row.content.length if row.content else None,
     } for row in panel.rows], hide_index=True, key=f"{key}-table")
-    pages, first = ev.piece_pages(panel.rows, PIECES_PER_PAGE)
+    pages, first = piece_pages(panel.rows, PIECES_PER_PAGE)
     shown = pages[first]
     if len(pages) > 1:
         page = st.selectbox(
@@ -230,32 +237,24 @@ def _render_slot(panel: ev.SlotPanel, on_navigate: Navigate, steps: Sequence[Any
             if row.content is None:
                 st.text("content not recorded: " + (", ".join(row.missing) or "no text"))
             else:
-                _value(row.content, "Download the whole value", "piece.txt", f"{key}-full-{n}")
+                long_text(row.content, f"{key}-full-{n}")
             if row.nav is not None:
                 _nav_button(row.nav, on_navigate, f"{key}-go-{n}", steps, "Source: step",
                             step_label=step_label)
 
 
-def _value(value: ev.DisplayText, download: str, file_name: str, key: str) -> None:
-    """A recorded value as shown, and the whole of it to download when it was cut."""
-    st.code(value.text, language=None, wrap_lines=True)
-    if value.truncated:
-        st.download_button(download, data=value.full, file_name=file_name, mime="text/plain",
-                           key=key, on_click="ignore")
-
-
-def _render_output(model: ev.ServedContext, on_navigate: Navigate, steps: Sequence[Any],
+def _render_output(model: ServedContext, on_navigate: Navigate, steps: Sequence[Any],
                    key: str) -> None:
     st.caption(f"Output: {model.output_status}.")
     if model.output is not None:
-        _value(model.output, "Download the whole output", "output.txt", f"{key}-full")
+        long_text(model.output, f"{key}-full")
     st.caption(model.usage)
     if model.failure is not None:
         st.error("A fatal error was recorded while this call was open:")
-        st.code(model.failure.text, language=None, wrap_lines=True)
+        long_text(model.failure, f"{key}-failure")
     if model.route is not None:
         st.caption("Route taken after this call (agent.route_decided):")
-        st.code(model.route.text, language=None, wrap_lines=True)
+        long_text(model.route, f"{key}-route")
     if not model.tool_rows:
         st.caption("This call asked for no tools.")
         return
@@ -271,19 +270,18 @@ def _render_output(model: ev.ServedContext, on_navigate: Navigate, steps: Sequen
             if tool.args is None:
                 st.text("not recorded")
             else:
-                st.code(tool.args.text, language=None, wrap_lines=True)
+                long_text(tool.args, f"{key}-args-{n}")
             st.caption("Result:")
             if tool.result is None:
                 st.text("not recorded" if tool.status != "did not end" else "the tool call "
                         "did not end in the recording")
             else:
-                _value(tool.result, "Download the whole result", "result.txt",
-                       f"{key}-result-{n}")
+                long_text(tool.result, f"{key}-result-{n}")
             for note in tool.notes:
                 st.text(note.text)
 
 
-def _render_delta(delta: ev.ContextDelta, key: str) -> None:
+def _render_delta(delta: ContextDelta, key: str) -> None:
     st.caption(delta.summary)
     for note in delta.notes:
         st.info(note)
@@ -299,31 +297,31 @@ def _render_delta(delta: ev.ContextDelta, key: str) -> None:
     } for item in delta.items], hide_index=True, key=f"{key}-table")
 
 
-def _render_extras(model: ev.ServedContext) -> None:
+def _render_extras(model: ServedContext, key: str) -> None:
     if model.skills is None:
         st.caption("No skill evaluation (context.evaluated) was recorded before this call.")
     else:
         st.caption("Skill evaluation before this call:")
-        st.code(model.skills.text, language=None, wrap_lines=True)
+        long_text(model.skills, f"{key}-skills")
     if model.evictions:
         st.caption(f"{len(model.evictions)} piece(s) evicted before this call:")
-        for eviction in model.evictions:
-            st.code(eviction.text, language=None, wrap_lines=True)
+        for n, eviction in enumerate(model.evictions):
+            long_text(eviction, f"{key}-eviction-{n}")
     else:
         st.caption("No eviction was recorded before this call.")
-    for pressure in model.pressure:
+    for n, pressure in enumerate(model.pressure):
         st.caption("Budget pressure (context.budget_pressure):")
-        st.code(pressure.text, language=None, wrap_lines=True)
+        long_text(pressure, f"{key}-pressure-{n}")
     if model.other_events:
         st.caption("Other events in this scope before this call:")
-        for other in model.other_events:
-            st.code(other.text, language=None, wrap_lines=True)
+        for n, other in enumerate(model.other_events):
+            long_text(other, f"{key}-other-{n}")
 
 
 # ─── Navigation ────────────────────────────────────────────────────────
 
 
-def _nav_button(nav: ev.Nav | None, on_navigate: Navigate, key: str, steps: Sequence[Any],
+def _nav_button(nav: Nav | None, on_navigate: Navigate, key: str, steps: Sequence[Any],
                 label: str, explain: bool = True, step_label: StepLabel | None = None) -> None:
     if nav is None:
         return

@@ -1,4 +1,4 @@
-"""Issue 5 in the run view: the evidence panels wired to the slider.
+"""The evidence panels wired to the slider: links that move it, and the tabs.
 
 ``lens_ui/evidence_panel.py`` draws the served context, the backtrack chain
 and the search, linking to positions in a step list it is given. Here that
@@ -54,8 +54,8 @@ class EvidenceLinks:
         self.run = run
         self.profile = profile
         self.scoped: ScopedSteps = run.scoped_steps(profile, path)
-        self.index: EvidenceIndex = run.evidence_index
-        self.step_map: StepMap = self.index.step_map(self.scoped.steps)
+        self.index: EvidenceIndex = run.evidence
+        self.step_map: StepMap = run.step_map(profile, path)
 
     @property
     def steps(self) -> tuple[RunStep, ...]:
@@ -120,7 +120,7 @@ def backtrack_tab(run: LoadedRun, profile: str, path: tuple[str, ...], position:
     if profile != DEFAULT_PROFILE:
         st.caption(REFERENCE_NOTE)
     render_backtrack(index, lambda target: links.go(target, show_steps_tab), steps=links.steps,
-                     step_map=links.step_map, recording_id=run.recording_id, profile=profile,
+                     step_map=links.step_map, recording_id=run.run_id, profile=profile,
                      key=BACKTRACK_KEY, step_label=links.label,
                      report_places=links.report_place)
     chosen = st.session_state.get(BACKTRACK_TARGET)

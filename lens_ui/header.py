@@ -8,8 +8,9 @@ import streamlit as st
 from recorders.projections import PROFILES, Projection
 from lens.summary import format_count, format_duration, run_facts, summarise
 from lens_ui import session
+from lens_ui.compare_state import compare_with
 from lens_ui.render import facts_grid
-from lens_ui.runs import UPLOAD, LoadedRun
+from lens_ui.runs import ARCHIVE, UPLOAD, LoadedRun
 
 PROFILE_WIDGET = "lens.profile_switch"
 PROFILE_HELP = {
@@ -20,10 +21,14 @@ PROFILE_HELP = {
 
 def run_header(run: LoadedRun, projection: Projection) -> None:
     choice = run.choice
-    source = "uploaded file" if choice.kind == UPLOAD else "sample"
+    source = {UPLOAD: "uploaded file", ARCHIVE: "archive"}.get(choice.kind, "sample")
     with st.container(border=True):
         st.caption(f"Open run · {source}")
-        st.text(choice.name)
+        st.text(choice.label or choice.name)
+        if st.button("Compare with…", key="lens.compare_with",
+                     help="Open the Compare page with this run as run A"):
+            compare_with(choice)
+            st.switch_page("pages/compare.py")
         facts_grid(run_facts(run.recording, run.evidence), columns=4)
     health_line(run, projection)
     summary_figures(run, projection)

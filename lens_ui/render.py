@@ -12,9 +12,8 @@ from typing import Iterable
 
 import streamlit as st
 
-from lens.text import Clip, clip, one_line
+from lens.text import DisplayText, one_line
 
-CLIP_CHARS = 2_000
 # Above this the expander would ship megabytes to the browser; offer a download only.
 EXPAND_LIMIT = 200_000
 FACT_CHARS = 160
@@ -40,17 +39,17 @@ def facts_text(facts: Iterable[tuple[str, str]]) -> None:
         st.text("\n".join(lines))
 
 
-def long_text(text: str, key: str, limit: int = CLIP_CHARS) -> None:
-    """Show ``text`` clipped to ``limit`` characters, the rest one click away."""
-    part = clip(text, limit)
+def long_text(part: DisplayText, key: str) -> None:
+    """Show a recorded value as :func:`lens.text.display_text` clipped it, the
+    rest one click away. Every panel shows recorded values through this."""
     # A clipped value still fills a screen; past a few lines it scrolls in place.
-    height = SCROLL_HEIGHT if part.shown.count("\n") > 16 or len(part.shown) > 900 else "content"
-    st.code(part.shown if part.shown else " ", language=None, wrap_lines=True, height=height)
+    height = SCROLL_HEIGHT if part.text.count("\n") > 16 or len(part.text) > 900 else "content"
+    st.code(part.text if part.text else " ", language=None, wrap_lines=True, height=height)
     if part.truncated:
         _whole_value(part, key)
 
 
-def _whole_value(part: Clip, key: str) -> None:
+def _whole_value(part: DisplayText, key: str) -> None:
     st.caption(f"Clipped: {part.hidden_chars:,} more characters ({len(part.full):,} in all).")
     if len(part.full) <= EXPAND_LIMIT:
         # Drawn only while open: a closed expander's content still ships and renders.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from recorders.values import js_number_text
 from lens.figures import route_figure
 from lens.route_view import HOP_COLUMNS, hop_rows
 from lens_ui.runs import LoadedRun
@@ -29,7 +30,7 @@ def route_panel(run: LoadedRun, profile: str, table_key: str) -> None:
     st.plotly_chart(route_figure(hops, trips), config=PLOT_CONFIG, key=f"{table_key}.graph")
     if trips:
         st.warning(f"{len(trips)} governor trip(s): the route misbehaved.", icon=":material/warning:")
-        st.text("\n".join(f"⚠ {trip.kind} at iteration {_number(trip.iteration)}: {trip.detail}"
+        st.text("\n".join(f"⚠ {trip.kind} at iteration {js_number_text(trip.iteration)}: {trip.detail}"
                           for trip in trips))
     rejected = sum(1 for hop in hops if hop.outcome == "rejected")
     st.caption(f"{len(hops)} hops, {rejected} rejected. Select a hop to move the slider to "
@@ -43,6 +44,3 @@ def route_panel(run: LoadedRun, profile: str, table_key: str) -> None:
         },
     )
 
-
-def _number(value: float) -> str:
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)

@@ -1,25 +1,38 @@
 """The sidebar: upload a recording or pick a run, and open it.
 
-The bytes of an upload go through :func:`accept_upload` once per file (the
-digest is computed there); a file that is not a recording leaves the open
-run as it was and shows why.
+An upload is known by the sha256 of its bytes everywhere (the Runs list, the
+session, the link), never by its file name: every recording is called
+``recording.json``. Each is labelled so two can be told apart (file name, run
+id, root name, short digest, time of upload). A file that is not a recording,
+or that the server cannot hold now, leaves the open run as it was and says why.
+
+The bytes of an upload go through :func:`accept_upload` once per file; the
+server's store keeps one copy per file (``lens_ui/run_store.py``), and
+Streamlit's own copy is let go as soon as the bytes are taken.
 """
 
 from __future__ import annotations
 
+import time
+
 import streamlit as st
+from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from recorders.errors import RecordingError
+from lens.run_label import upload_label
 from lens.text import markdown_literal
 from lens_ui import session
-from lens_ui.runs import SAMPLE, LoadedRun, RunChoice, open_run, sample_choice, upload_choice
+from lens_ui.archive_source import archive_bytes
+from lens_ui.run_store import MAX_UPLOADS_PER_SESSION, OverBudget
+from lens_ui.runs import (ARCHIVE, SAMPLE, UPLOAD, LoadedRun, RunChoice, open_run,
+                          sample_choice, server_store, session_id, upload_choice)
 from lens_ui.samples import sample_catalog
 
 UPLOADER = "lens.uploader"
 RUN_SELECT = "lens.run_select"
 UPLOAD_SEEN = "lens.upload_seen"  # file id of the last upload processed
 UPLOAD_ERROR = "lens.upload_error"  # (file name, message) of the last refused upload
-MAX_KEPT_UPLOADS = 4
 
 
 def run_picker() -> LoadedRun | None:
@@ -39,65 +52,94 @@ def run_picker() -> LoadedRun | None:
             st.session_state.pop(UPLOAD_SEEN, None)
         elif file.file_id != st.session_state.get(UPLOAD_SEEN):
             st.session_state[UPLOAD_SEEN] = file.file_id
-            accept_upload(file.name, file.getvalue())
+            data = file.getvalue()
+            _forget_streamlit_copy(file.file_id)
+            accept_upload(file.name, data)
         refused = st.session_state.get(UPLOAD_ERROR)
         if refused is not None:
             name, message = refused
-            st.error(f"Could not open {markdown_literal(name)}: {markdown_literal(message)}",
-                     icon=":material/error:")
+            st.error(f"Could not open {markdown_literal(name)}: {markdown_literal(message)}. "
+                     "The run on screen is unchanged.", icon=":material/error:")
         _run_select()
     return current_run()
 
 
 def accept_upload(name: str, data: bytes) -> RunChoice | None:
-    """Open uploaded bytes; on success they become the open run, else the error is kept."""
+    """Open uploaded bytes; on success they become the open run, else the
+    reason is kept for the sidebar and the open run stays as it was."""
     choice = upload_choice(name, data)
     try:
         with st.spinner(f"Reading {len(data) / 1e6:.1f} MB…"):
-            open_run(choice, data)
-    except RecordingError as error:
+            loaded = open_run(choice, data)
+        choice = RunChoice(UPLOAD, name, choice.digest,
+                           label=upload_label(name, loaded.run, choice.digest, time.time()))
+        dropped = server_store().add_upload(session_id(), choice.digest, choice, data)
+    except (RecordingError, OverBudget) as error:
         st.session_state[UPLOAD_ERROR] = (name, str(error))
         return None
     st.session_state.pop(UPLOAD_ERROR, None)
-    uploads: dict = st.session_state.setdefault(session.UPLOADS, {})
-    uploads.pop(choice.digest, None)
-    uploads[choice.digest] = (choice, data)
-    while len(uploads) > MAX_KEPT_UPLOADS:  # the oldest upload leaves first
-        uploads.pop(next(iter(uploads)))
-    session.choose_run(choice)
+    for gone in dropped:
+        session.notice(f"This session keeps its {MAX_UPLOADS_PER_SESSION} latest uploads: "
+                       f"{gone.info.label} left the Runs list. Upload it again to reopen it.")
+    if not session.linked_upload_arrived(choice):
+        session.choose_run(choice)
     st.session_state[RUN_SELECT] = choice.key
     return choice
 
 
 def current_run() -> LoadedRun | None:
-    """The open run, parsed (from cache after the first time)."""
+    """The open run, from the server's store (parsed on the first open only)."""
     choice = session.current_choice()
     if choice is None:
         return None
     if choice.kind == SAMPLE:
         _, data = sample_choice(choice.name)
-    else:
-        kept = st.session_state.get(session.UPLOADS, {}).get(choice.digest)
-        if kept is None:
+    elif choice.kind == ARCHIVE:
+        data = archive_bytes(choice)
+        if data is None:
             return None
-        data = kept[1]
-    return open_run(choice, data)
+    else:
+        data = server_store().upload_bytes(session_id(), choice.digest)
+        if data is None:
+            return None
+    try:
+        loaded = open_run(choice, data)
+    except OverBudget as error:
+        st.error(f"Cannot open this run now: {error}.", icon=":material/error:")
+        return None
+    server_store().show(session_id(), choice.digest)
+    return loaded
+
+
+def _forget_streamlit_copy(file_id: str) -> None:
+    """Let Streamlit's upload manager drop its record of the file: the bytes
+    are held once, by the server's store (the widget's value shares them)."""
+    context = get_script_run_ctx()
+    manager = getattr(context, "uploaded_file_mgr", None)
+    if isinstance(manager, MemoryUploadedFileManager):
+        manager.remove_file(session_id=context.session_id, file_id=file_id)
 
 
 def _run_select() -> None:
     options = _options()
     current = session.current_choice()
-    if current is not None and st.session_state.get(RUN_SELECT) != current.key:
+    if current is not None and current.key in options \
+            and st.session_state.get(RUN_SELECT) != current.key:
         st.session_state[RUN_SELECT] = current.key
     st.selectbox("Runs", options=list(options), format_func=lambda key: options[key],
-                 key=RUN_SELECT, on_change=_run_selected)
+                 key=RUN_SELECT, on_change=_run_selected,
+                 help="Uploads are listed by file name, run id, root, the start of the "
+                      "file's sha256 and the time of upload.")
 
 
 def _options() -> dict[str, str]:
     """Option key → label: this session's uploads (newest first), then the samples."""
     options: dict[str, str] = {}
-    for choice, _ in reversed(list(st.session_state.get(session.UPLOADS, {}).values())):
-        options[choice.key] = f"⬆ {choice.name} (uploaded)"
+    current = session.current_choice()
+    if current is not None and current.kind == ARCHIVE:  # opened from the Archive page
+        options[current.key] = f"{current.name} (archive)"
+    for held in server_store().session_uploads(session_id()):
+        options[held.info.key] = held.info.label
     for name in sample_catalog():
         options[f"{SAMPLE}:{name}"] = name
     return options
@@ -109,6 +151,7 @@ def _run_selected() -> None:
     if kind == SAMPLE and ident in sample_catalog():
         session.choose_run(sample_choice(ident)[0])
         return
-    kept = st.session_state.get(session.UPLOADS, {}).get(ident)
-    if kept is not None:
-        session.choose_run(kept[0])
+    for held in server_store().session_uploads(session_id()):
+        if held.digest == ident:
+            session.choose_run(held.info)
+            return

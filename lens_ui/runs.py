@@ -1,12 +1,13 @@
-"""Open runs for the app: :func:`lens.run.open_run` behind shared caches.
+"""Open runs for the app: :func:`lens.run.open_run` behind the server's store.
 
 Everything is keyed by the sha256 of the file's bytes, computed once per
-upload (or once per sample file) and carried in the session. The caches are
-``st.cache_resource`` (shared, never copied): an open run of a 16 MB file is
-large, and the slider must only index into what was built. The run itself is
-``lens.run.OpenRun``; what depends on the scope on screen (its step list and
-diagram) is kept here per (digest, profile, scope), so a slider move only
-looks things up.
+upload (or once per sample file) and carried in the session. Open runs and
+uploaded bytes live in one :class:`lens_ui.run_store.ServerStore` for the
+whole server, within its memory budget (``lens_ui/server_limits.py``): an
+open run is shared, never copied, and the slider only indexes into what was
+built. What depends on the scope on screen (its step list, the map of model
+calls onto it, and its diagram) is kept with the run, so a slider move only
+looks things up, and goes when the run goes.
 
 The collector policy (``lens_ui/collector.py``) is applied here, where runs
 are kept: a large open run and its views are frozen once built.
@@ -15,38 +16,56 @@ are kept: a large open run and its views are frozen once built.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+import secrets
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import streamlit as st
+from streamlit import runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from recorders.evidence import EvidenceIndex, StepMap
+from recorders.loading import Recording, gunzip
 from recorders.projections import PROFILES, Projection
 from lens.arrows import ArrowDiagram
 from lens.run import OpenRun, ProfileViews, open_run as open_run_bytes
 from lens.scopes import ScopeIndex
 from lens.step_places import ScopedSteps
 from lens_ui import collector
+from lens_ui.run_store import ServerStore
 from lens_ui.samples import sample_catalog
+from lens_ui.server_limits import server_limits
 
 SAMPLE, UPLOAD = "sample", "upload"
+ARCHIVE = "archive"  # a run file of a configured archive folder (lens_ui/archive_source.py)
+_GZIP_MAGIC = b"\x1f\x8b"
 
 
 @dataclass(frozen=True)
 class RunChoice:
-    """Which run is open: a sample by name, or an upload by digest."""
+    """Which run is open: a sample by name, an upload by digest, or an archive
+    file by ``<folder label>/<path in the folder>``."""
 
-    kind: str  # SAMPLE | UPLOAD
-    name: str  # the sample's name, or the uploaded file's name (untrusted)
+    kind: str  # SAMPLE | UPLOAD | ARCHIVE
+    name: str  # the sample's name, the uploaded file's name (untrusted), or the archive path
     digest: str
+    # How an upload is told apart in the Runs list (app text and clipped,
+    # one-line recording text); not part of its identity.
+    label: str = field(default="", compare=False)
 
     @property
     def key(self) -> str:
-        return f"{self.kind}:{self.name if self.kind == SAMPLE else self.digest}"
+        return f"{self.kind}:{self.name if self.kind in (SAMPLE, ARCHIVE) else self.digest}"
 
     @property
     def link_name(self) -> str | None:
-        """What ``?run=`` may carry: samples only, an upload has no shareable name."""
+        """What ``?run=`` carries: a sample's name."""
         return self.name if self.kind == SAMPLE else None
+
+    @property
+    def link_upload(self) -> str | None:
+        """What ``?upload=`` carries: an upload's digest."""
+        return self.digest if self.kind == UPLOAD else None
 
 
 def digest_of(data: bytes) -> str:
@@ -65,26 +84,15 @@ class LoadedRun:
     run: OpenRun
 
     @property
-    def recording(self):
+    def recording(self) -> Recording:
         return self.run.recording
 
     @property
-    def evidence_index(self):
-        """Built when a view first reads it (not on open), then kept out of the
-        collector's walks as the open run is."""
-        if self.run.has_evidence():
-            return self.run.evidence
-        with st.spinner("Indexing the evidence…"):
-            index = self.run.evidence
-        collector.keep_built(self.run.recording.source_chars)
-        return index
+    def evidence(self) -> EvidenceIndex:
+        return self.run.evidence
 
     @property
-    def evidence(self):
-        return self.run.step_evidence
-
-    @property
-    def recording_id(self) -> str:
+    def run_id(self) -> str:
         return self.run.run_id
 
     def projection(self, profile: str) -> Projection:
@@ -103,14 +111,25 @@ class LoadedRun:
         scope = self.run.scope(profile, path)
         return _scoped_steps(self.choice.digest, profile, scope.path, self.run)
 
+    def step_map(self, profile: str, path: tuple[str, ...]) -> StepMap:
+        """Where each model and tool call sits in :meth:`scoped_steps` of ``path``."""
+        scope = self.run.scope(profile, path)
+        return _step_map(self.choice.digest, profile, scope.path, self.run)
+
     def step_counts(self) -> dict[str, int]:
         """Steps at the root under each profile, for the reference switch."""
         return {profile: len(self.scopes(profile).root().steps) for profile in PROFILES}
 
 
 def open_run(choice: RunChoice, data: bytes) -> LoadedRun:
-    """Open (or fetch from cache) a run. Raises RecordingError for a bad file."""
-    return LoadedRun(choice, _opened(choice.digest, data))
+    """Open (or fetch from the store) a run. Raises RecordingError for a bad
+    file, and ``OverBudget`` when the server cannot hold it now."""
+    limit = server_limits().max_expanded_bytes
+    run = server_store().open(
+        choice.digest,
+        read=lambda: gunzip(data, limit) if data.startswith(_GZIP_MAGIC) else data,
+        build=_open_kept)
+    return LoadedRun(choice, run)
 
 
 def sample_choice(name: str) -> tuple[RunChoice, bytes]:
@@ -124,7 +143,36 @@ def upload_choice(name: str, data: bytes) -> RunChoice:
     return RunChoice(UPLOAD, name, digest_of(data))
 
 
-# ─── caches ────────────────────────────────────────────────────────────
+_SESSION_KEY = "lens.session_key"
+
+
+def session_id() -> str:
+    """This browser session's key in the server's store: Streamlit's session
+    id (what tells whether the session is still there) and a token of the
+    session's own (so two sessions never share a key, even in a test harness
+    that reuses ids)."""
+    key = st.session_state.get(_SESSION_KEY)
+    if key is None:
+        context = get_script_run_ctx()
+        runtime_id = context.session_id if context is not None else "local"
+        key = st.session_state[_SESSION_KEY] = f"{runtime_id} {secrets.token_hex(8)}"
+    return key
+
+
+# ─── the store and small caches ────────────────────────────────────────
+
+
+@st.cache_resource(show_spinner=False)
+def server_store() -> ServerStore[OpenRun]:
+    limits = server_limits()
+    return ServerStore(limits.memory_budget_bytes, _session_is_live, limits.upload_grace_s,
+                       on_release=collector.released)
+
+
+def _session_is_live(session: str) -> bool:
+    if not runtime.exists():
+        return True
+    return runtime.get_instance().is_active_session(session.rpartition(" ")[0])
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -133,13 +181,12 @@ def _sample_bytes(path: str) -> tuple[str, bytes]:
     return digest_of(data), data
 
 
-# What these build lives as long as the cache keeps it: for a large file, out of
+# What this builds lives as long as the store keeps it: for a large file, out of
 # the collector's walks (lens_ui/collector.py), and handed back when dropped.
-@st.cache_resource(max_entries=4, show_spinner="Reading the recording…",
-                   on_release=collector.released)
-def _opened(digest: str, _data: bytes) -> OpenRun:
-    return collector.open_kept(lambda: _open_with_default_views(_data),
-                               lambda run: run.recording.source_chars)
+def _open_kept(data: bytes) -> OpenRun:
+    with st.spinner("Reading the recording…"):
+        return collector.open_kept(lambda: _open_with_default_views(data),
+                                   lambda run: run.recording.source_chars)
 
 
 def _open_with_default_views(data: bytes) -> OpenRun:
@@ -159,12 +206,18 @@ def _views(digest: str, profile: str, run: OpenRun) -> ProfileViews:
     return views
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
 def _scoped_steps(digest: str, profile: str, path: tuple[str, ...],
-                  _run: OpenRun) -> ScopedSteps:
-    return _run.scoped_steps(profile, path)
+                  run: OpenRun) -> ScopedSteps:
+    return server_store().memo(digest, ("scoped", profile, path),
+                               lambda: run.scoped_steps(profile, path))
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def _diagram(digest: str, profile: str, path: tuple[str, ...], _run: OpenRun) -> ArrowDiagram:
-    return _run.diagram(profile, path)
+def _step_map(digest: str, profile: str, path: tuple[str, ...], run: OpenRun) -> StepMap:
+    return server_store().memo(
+        digest, ("step_map", profile, path),
+        lambda: StepMap(run.evidence, _scoped_steps(digest, profile, path, run).steps))
+
+
+def _diagram(digest: str, profile: str, path: tuple[str, ...], run: OpenRun) -> ArrowDiagram:
+    return server_store().memo(digest, ("diagram", profile, path),
+                               lambda: run.diagram(profile, path))

@@ -1,4 +1,4 @@
-"""The step detail's served-context hook (see ``lens_ui/step_panel.py``).
+"""The served-context panel under the step detail (``lens_ui/step_panel.py``).
 
 On a step that shows a model call, the served-context panel: the three slots
 as the model saw them, each piece with its provenance, the change since the
@@ -17,7 +17,7 @@ import streamlit as st
 
 from recorders.projections import DEFAULT_PROFILE
 from recorders.run_step import RunStep
-from lens import evidence_view as ev
+from lens.evidence.nav import nav_for_call
 from lens_ui import session
 from lens_ui.evidence_panel import render_served_context as served_panel
 from lens_ui.evidence_tabs import REFERENCE_NOTE, EvidenceLinks, walk_back_from
@@ -67,7 +67,7 @@ def _not_a_model_call(links: EvidenceLinks, position: int) -> None:
                    "started before it.")
         return
     st.caption("Served context: this step is not a model call.")
-    nav = ev.nav_for_call(links.index, links.step_map, earlier)
+    nav = nav_for_call(links.index, links.step_map, earlier)
     if nav.step is not None:
         st.button(f"Last model call before this step: step {links.label(nav.step)}"
                   + ("" if nav.exact else " (nearest)"),

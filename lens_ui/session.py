@@ -2,8 +2,10 @@
 
 Canonical values live under ``lens.*`` keys; widgets are seeded from them and
 write back through callbacks, so a value survives page switches and widget
-re-keying. The link (``?run=&step=&drill=&profile=``) is read once, when the
-session starts, and written back whenever the view moves.
+re-keying. The link (``?run=&step=&drill=&profile=``, or ``?upload=<sha256>``
+for an uploaded run) is read once, when the session starts, and written back
+whenever the view moves. Nothing in a link can break the session: what cannot
+be read or honoured is said in a one-line notice and the rest still applies.
 """
 
 from __future__ import annotations
@@ -13,22 +15,26 @@ from typing import Any
 import streamlit as st
 
 from recorders.projections import DEFAULT_PROFILE, PROFILES
+from recorders.run_step import RunStep
 from lens.link import LINK_KEYS, Link, link_params, parse_link
 from lens.scopes import ROOT, ScopeIndex, encode_path
-from lens_ui.runs import RunChoice, sample_choice
+from lens_ui.runs import RunChoice, sample_choice, server_store, session_id
 from lens_ui.samples import default_sample, sample_catalog
 
 RUN = "lens.run"  # RunChoice
-UPLOADS = "lens.uploads"  # digest → (RunChoice, bytes), this session's uploads
 PROFILE = "lens.profile"
 DRILL = "lens.drill"  # tuple path of the scope being viewed
 STEP = "lens.step"  # 0-based index into the scope's steps
 POSITIONS = "lens.positions"  # (run key, profile, path) → step index, to return to
 PENDING_LINK = "lens.pending_link"  # a Link whose drill/step wait for the projection
 NOTICES = "lens.notices"  # app-text notices to show once
+PLACE = "lens.place"  # (path, ts, runtime stage id) of the step last shown
+PENDING_PLACE = "lens.pending_place"  # a place to find again in another projection
+MISSING_UPLOAD = "lens.missing_upload"  # digest a link named that the server no longer has
 STARTED = "lens.started"
 TAB = "lens.tab"  # which tab of the run view is open
 STEPS_TAB, ROUTE_TAB, BACKTRACK_TAB, SEARCH_TAB = "Steps", "Why this skill?", "Backtrack", "Search"
+TIMELINE_TAB = "Timeline"
 
 
 def start_session() -> None:
@@ -36,27 +42,59 @@ def start_session() -> None:
     if st.session_state.get(STARTED):
         return
     st.session_state[STARTED] = True
-    st.session_state[UPLOADS] = {}
     st.session_state[POSITIONS] = {}
     st.session_state[NOTICES] = []
-    link = parse_link(st.query_params.to_dict())
+    st.session_state[DRILL] = ROOT
+    st.session_state[STEP] = 0
+    st.session_state[PROFILE] = DEFAULT_PROFILE
+    link = parse_link({key: st.query_params.get_all(key) for key in LINK_KEYS})
+    for problem in link.problems:
+        notice(problem)
+    if link.profile in PROFILES:
+        st.session_state[PROFILE] = link.profile
+    elif link.profile is not None:
+        notice(f"The link asks for an unknown projection; showing {DEFAULT_PROFILE}.")
+    st.session_state[PENDING_LINK] = link
+    if link.upload is not None and _open_linked_upload(link.upload):
+        return
     catalog = sample_catalog()
     name = link.run if link.run in catalog else default_sample(catalog)
     if link.run is not None and link.run not in catalog:
         notice("The link names a run that is not one of the samples; opened the default sample.")
+    if link.upload is not None:
+        # The link's step and scope belong to the upload, not to this sample:
+        # they wait until the same file is uploaded again.
+        st.session_state[PENDING_LINK] = None
+        st.session_state[MISSING_UPLOAD] = (link.upload, link)
     if name is not None:
         st.session_state[RUN] = sample_choice(name)[0]
-    if link.profile in PROFILES:
-        st.session_state[PROFILE] = link.profile
-    else:
-        st.session_state[PROFILE] = DEFAULT_PROFILE
-        if link.profile is not None:
-            notice(f"The link asks for an unknown projection; showing {DEFAULT_PROFILE}.")
-    if link.bad_step:
-        notice("The link's step is not a positive whole number; showing the first step.")
-    st.session_state[DRILL] = ROOT
-    st.session_state[STEP] = 0
-    st.session_state[PENDING_LINK] = link
+
+
+def _open_linked_upload(digest: str) -> bool:
+    """Open the upload a link names, if the server still holds it (for this
+    browser, or anyone who has its digest); False when it does not."""
+    held = server_store().find_upload(session_id(), digest)
+    if held is None:
+        return False
+    st.session_state[RUN] = held.info
+    return True
+
+
+def missing_upload() -> str | None:
+    """The digest of an uploaded run the link named and the server no longer
+    has; kept until another run is chosen."""
+    missing = st.session_state.get(MISSING_UPLOAD)
+    return missing[0] if missing else None
+
+
+def linked_upload_arrived(choice: RunChoice) -> bool:
+    """If ``choice`` is the very file a link named and the server had lost,
+    open it where the link said (True); otherwise do nothing (False)."""
+    missing = st.session_state.get(MISSING_UPLOAD)
+    if not missing or missing[0] != choice.digest:
+        return False
+    choose_run(choice, link=missing[1])
+    return True
 
 
 def notice(text: str) -> None:
@@ -79,25 +117,27 @@ def current_profile() -> str:
     return profile if profile in PROFILES else DEFAULT_PROFILE
 
 
-def choose_run(choice: RunChoice) -> None:
-    """Open another run at its root, first step."""
+def choose_run(choice: RunChoice, link: Link | None = None) -> None:
+    """Open another run at its root, first step (or where ``link`` says)."""
     remember_position()
     st.session_state[RUN] = choice
-    st.session_state[PENDING_LINK] = None
+    st.session_state[PENDING_LINK] = link
+    st.session_state[MISSING_UPLOAD] = None
+    st.session_state[PENDING_PLACE] = None
     st.session_state[DRILL] = ROOT
     st.session_state[STEP] = _recalled(choice, current_profile(), ROOT)
 
 
 def choose_profile(profile: str) -> None:
+    """Show the other projection at the step nearest the one on screen."""
     remember_position()
     st.session_state[PROFILE] = profile
-    choice = current_choice()
-    if choice is not None:
-        st.session_state[STEP] = _recalled(choice, profile, st.session_state.get(DRILL, ROOT))
+    st.session_state[PENDING_PLACE] = st.session_state.get(PLACE)
 
 
 def drill_to(path: tuple[str, ...]) -> None:
     remember_position()
+    st.session_state[PENDING_PLACE] = None
     st.session_state[DRILL] = tuple(path)
     choice = current_choice()
     if choice is not None:
@@ -145,6 +185,14 @@ def resolve_position(scopes: ScopeIndex) -> tuple[tuple[str, ...], int]:
                 st.session_state[DRILL] = path
         if link.step is not None:
             st.session_state[STEP] = link.step - 1
+    place = st.session_state.get(PENDING_PLACE)
+    if place is not None:
+        st.session_state[PENDING_PLACE] = None
+        path, index = nearest_place(scopes, *place)
+        if path != place[0]:
+            notice("This scope has no steps in the chosen projection; showing the nearest "
+                   "step in the scope around it.")
+        st.session_state[DRILL], st.session_state[STEP] = path, index
     path = st.session_state.get(DRILL, ROOT)
     if path not in scopes:
         notice("This scope has no steps in the chosen projection; showing the root.")
@@ -153,14 +201,47 @@ def resolve_position(scopes: ScopeIndex) -> tuple[tuple[str, ...], int]:
         choice = current_choice()
         if choice is not None:
             st.session_state[STEP] = _recalled(choice, current_profile(), ROOT)
-    count = len(scopes.get(path).steps)
+    steps = scopes.get(path).steps
+    count = len(steps)
     index = st.session_state.get(STEP, 0)
     if count and not 0 <= index < count:
         if link is not None and link.step is not None:
             notice(f"The link's step is beyond this scope's {count} steps; showing the last one.")
         index = min(max(index, 0), count - 1)
         st.session_state[STEP] = index
+    if count:
+        step = steps[index]
+        st.session_state[PLACE] = (path, step.ts_ms, step.runtime_stage_id)
     return path, index
+
+
+def nearest_place(scopes: ScopeIndex, path: tuple[str, ...], ts_ms: float,
+                  stage_id: str) -> tuple[tuple[str, ...], int]:
+    """The step of ``scopes`` that corresponds best to one of another projection.
+
+    The deepest scope along ``path`` that this projection has; in it, the step
+    with the same runtime stage id, else the last step that happened no later,
+    else the first.
+    """
+    while path and path not in scopes:
+        path = path[:-1]
+    if not path:
+        path = ROOT
+    steps = scopes.get(path).steps
+    best = 0
+    for index, step in enumerate(steps):
+        if step.runtime_stage_id == stage_id:
+            return path, index
+        if _at_or_before(step, ts_ms):
+            best = index
+    return path, best
+
+
+def _at_or_before(step: RunStep, ts_ms: float) -> bool:
+    try:
+        return step.ts_ms <= ts_ms
+    except TypeError:  # a timestamp that is not a number: no order to go by
+        return False
 
 
 def write_link(choice: RunChoice | None, path: tuple[str, ...] | None, index: int | None,
@@ -168,6 +249,7 @@ def write_link(choice: RunChoice | None, path: tuple[str, ...] | None, index: in
     """Mirror the view in the URL so a copied link opens the same view."""
     wanted: dict[str, str] = link_params(
         run=choice.link_name if choice else None,
+        upload=choice.link_upload if choice else None,
         step=index + 1 if index is not None and step_count else None,
         drill=encode_path(path) if path is not None else None,
         profile=current_profile(),

@@ -25,6 +25,14 @@ def open_page(title: str) -> LoadedRun | None:
     st.set_page_config(page_title=f"{title} · Lens", layout="wide")
     session.start_session()
     run = run_picker()
+    missing = session.missing_upload()
+    if missing is not None:
+        st.warning(
+            f"This link points to an uploaded run (sha256 {missing[:12]}…) that the server no "
+            "longer has: it keeps an upload while the browser session that sent it is open, "
+            "and a short while after. Upload the same file again in the sidebar to reopen it "
+            "at the linked step. Shown meanwhile: a sample, not the linked run.",
+            icon=":material/link_off:")
     if run is None:
         st.info("No run is open. Upload a recording or pick a run in the sidebar.")
     return run

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from typing import Callable, Sequence
 
 import pandas as pd
@@ -13,17 +11,8 @@ from recorders.run_step import RunStep
 from lens.step_detail import StepDetail, ToolCallView, describe_step
 from lens_ui.render import facts_text, long_text
 from lens_ui.runs import LoadedRun
+from lens_ui.served_context import render_served_context
 
-# Hook for the served-context panel (what the model was served at this call;
-# recorders/evidence.py + lens_ui/evidence_panel.py, built separately). Once a
-# module lens_ui/served_context.py exists defining
-#     render_served_context(run: LoadedRun, steps: Sequence[RunStep], position: int,
-#                           on_navigate: Callable[[int], None]) -> None
-# :func:`served_context` calls it for every step (the run view draws it under
-# the diagram and the step detail, full width): ``steps`` is the slider's scope,
-# ``position`` the current index, and ``on_navigate(i)`` (a button callback)
-# moves the slider to index ``i``. Without that module nothing is drawn.
-SERVED_CONTEXT_MODULE = "lens_ui.served_context"
 EVENT_PICKER_LIMIT = 400
 # The step detail's expanders draw their content only while open (a closed
 # expander's content is still sent and rendered, on every slider move), and
@@ -84,23 +73,26 @@ def _tool_call(tool: ToolCallView, key: str, show_args: bool) -> None:
 
 def served_context(run: LoadedRun, steps: Sequence[RunStep], position: int,
                    on_navigate: Callable[[int], None]) -> None:
-    """The served-context hook, when its module exists (see above)."""
-    if importlib.util.find_spec(SERVED_CONTEXT_MODULE) is None:
-        return
-    module = importlib.import_module(SERVED_CONTEXT_MODULE)
+    """What the model was served at this step (``steps`` is the slider's scope,
+    ``position`` its index; ``on_navigate(i)`` moves the slider), drawn only
+    while its expander is open."""
     with st.expander("Served context: what the model was given at this step",
                      key=SERVED_OPEN, on_change="rerun") as box:
         if box.open:
-            module.render_served_context(run, steps, position, on_navigate)
+            render_served_context(run, steps, position, on_navigate)
 
 
 def _evidence(run: LoadedRun, detail: StepDetail, key: str) -> None:
     """The recorded events behind the step, each viewable whole."""
     refs = detail.events
-    with st.expander(f"Evidence: {len(refs)} recorded event(s) at this stage", key=EVIDENCE_OPEN,
+    # One label for every step: Streamlit tells expanders apart by their label
+    # too, so a label carrying the count would close the expander whenever the
+    # count changed. The count is the first line inside.
+    with st.expander("Evidence: the recorded events at this stage", key=EVIDENCE_OPEN,
                      on_change="rerun") as box:
         if not box.open:
             return
+        st.caption(f"{len(refs)} recorded event(s) carry this step's runtimeStageId.")
         if not refs:
             st.caption("No event in the file carries this step's runtimeStageId.")
             return

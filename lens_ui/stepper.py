@@ -12,7 +12,6 @@ import hashlib
 
 import streamlit as st
 
-from lens.actors import relative_to_scope
 from lens.figures import actor_figure
 from lens.route_view import hop_step_index
 from lens.scopes import ROOT, Scope, ScopeIndex, encode_path
@@ -20,13 +19,16 @@ from lens.step_detail import step_caption
 from lens.text import markdown_literal
 from lens_ui import session
 from lens_ui.evidence_tabs import backtrack_tab, search_tab
+from lens_ui.panel_guard import guarded_panel
 from lens_ui.route_panel import route_panel
 from lens_ui.runs import LoadedRun
 from lens_ui.step_panel import served_context, step_panel
+from lens_ui.timeline_panel import timeline_panel
 
 TAB = session.TAB
 STEPS_TAB, ROUTE_TAB = session.STEPS_TAB, session.ROUTE_TAB
 BACKTRACK_TAB, SEARCH_TAB = session.BACKTRACK_TAB, session.SEARCH_TAB
+TIMELINE_TAB = session.TIMELINE_TAB
 GENERATION = "lens.selection_generation"  # bumped after a handled click: fresh widget keys
 PLOT_CONFIG = {"displayModeBar": False, "scrollZoom": False}
 MAX_CHILD_BUTTONS = 8
@@ -42,21 +44,25 @@ def run_view(run: LoadedRun, profile: str) -> None:
         st.info(text, icon=":material/info:")
     scope = scopes.get(path)
     _breadcrumb(scopes, scope)
-    steps_tab, route_tab, backtrack, search = st.tabs(
-        [STEPS_TAB, ROUTE_TAB, BACKTRACK_TAB, SEARCH_TAB], key=TAB, on_change="rerun")
+    steps_tab, timeline, route_tab, backtrack, search = st.tabs(
+        [STEPS_TAB, TIMELINE_TAB, ROUTE_TAB, BACKTRACK_TAB, SEARCH_TAB], key=TAB,
+        on_change="rerun")
     if steps_tab.open is not False:
         with steps_tab:
             _steps(run, profile, scope, index)
+    if timeline.open is not False:
+        with timeline, guarded_panel("timeline"):
+            timeline_panel(run, profile, scope.path, index)
     if route_tab.open is not False:
-        with route_tab:
+        with route_tab, guarded_panel("route"):
             route_panel(run, profile, hops_key(_generation()))
     # Backtrack and Search link to steps anywhere in the run: a link drills into
     # the scope that holds its step, moves the slider there and opens Steps.
     if backtrack.open is not False:
-        with backtrack:
+        with backtrack, guarded_panel("backtrack"):
             backtrack_tab(run, profile, scope.path, index)
     if search.open is not False:
-        with search:
+        with search, guarded_panel("search"):
             search_tab(run, profile, scope.path)
     session.write_link(run.choice, path, index, len(scope.steps))
 
@@ -131,7 +137,7 @@ def _breadcrumb(scopes: ScopeIndex, scope: Scope) -> None:
         st.caption("· enter", width="content")
         if len(children) <= MAX_CHILD_BUTTONS:
             for number, child in enumerate(children):
-                name = relative_to_scope("/".join(child[1:]), scope.path)
+                name = "/".join(child[len(scope.path):])
                 st.button("▸ " + markdown_literal(name), key=f"lens.child.{number}",
                           on_click=session.drill_to, args=(child,),
                           help=f"{len(scopes.get(child).steps)} steps inside")
@@ -162,15 +168,17 @@ def _steps(run: LoadedRun, profile: str, scope: Scope, index: int) -> None:
     st.text(step_caption(step, index, len(steps), run.evidence))
     diagram_column, detail_column = st.columns([3, 2], gap="medium")
     with diagram_column:
-        figure = actor_figure(run.diagram(profile, scope.path), index, title="")
-        st.plotly_chart(figure, key=diagram_key(scope.path, _generation()), on_select="rerun",
-                        selection_mode="points", config=PLOT_CONFIG)
+        with guarded_panel("diagram"):
+            figure = actor_figure(run.diagram(profile, scope.path), index, title="")
+            st.plotly_chart(figure, key=diagram_key(scope.path, _generation()),
+                            on_select="rerun", selection_mode="points", config=PLOT_CONFIG)
         st.caption("Orange: this step's arrows · grey: earlier steps · ■ a subflow: click it "
                    f"to drill in · keys: {NEXT_KEY} next, {PREVIOUS_KEY} previous, ←/→ on the slider.")
-    with detail_column:
+    with detail_column, guarded_panel("step detail"):
         step_panel(run, steps, index, key=f"{slider_key}.{index}")
     # What the model was served at this step, full width: its tables need the room.
-    served_context(run, steps, index, on_navigate=lambda target: _go_to(target, slider_key))
+    with guarded_panel("served context"):
+        served_context(run, steps, index, on_navigate=lambda target: _go_to(target, slider_key))
 
 
 def _controls(count: int, index: int, slider_key: str) -> None:

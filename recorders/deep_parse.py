@@ -28,6 +28,7 @@ from typing import Iterator
 _lock = threading.Lock()
 _active = 0
 _saved_limit = 0
+_raised_to: int | None = None  # the limit this module set, if it set one
 _saved_enabled = False
 
 
@@ -35,14 +36,16 @@ _saved_enabled = False
 def parsing(recursion_limit: int) -> Iterator[None]:
     """The block runs with at least ``recursion_limit`` and the collector paused;
     the last block out restores what the first one in found."""
-    global _active, _saved_limit, _saved_enabled
+    global _active, _saved_limit, _raised_to, _saved_enabled
     with _lock:
         if _active == 0:
             _saved_limit = sys.getrecursionlimit()
+            _raised_to = None
             _saved_enabled = gc.isenabled()
             gc.disable()
         if sys.getrecursionlimit() < recursion_limit:
             sys.setrecursionlimit(recursion_limit)
+            _raised_to = recursion_limit
         _active += 1
     try:
         yield
@@ -50,7 +53,10 @@ def parsing(recursion_limit: int) -> Iterator[None]:
         with _lock:
             _active -= 1
             if _active == 0:
-                sys.setrecursionlimit(_saved_limit)
+                # Put back what was found, unless another thread of the caller's
+                # set a limit of its own meanwhile: that one is theirs to keep.
+                if _raised_to is not None and sys.getrecursionlimit() == _raised_to:
+                    sys.setrecursionlimit(_saved_limit)
                 if _saved_enabled:
                     gc.enable()
 

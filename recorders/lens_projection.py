@@ -24,7 +24,6 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from recorders.loading import Recording
-from recorders.projections import Projection
 from recorders.route_recorder import RouteRecorder, replay_route
 from recorders.run_step import (
     ACTOR_USER,
@@ -56,6 +55,7 @@ from recorders.lens_scopes import (
     scope_kind_of,
 )
 from recorders.run_step_recorder import last_segment, parse_primitive_kind
+from recorders.values import nearest_known_prefix
 from recorders.trackers.actor_arrows import LLM_TO_TOOL, LLM_TO_USER, TOOL_TO_LLM
 
 _COMPOSITION_KINDS = frozenset({SEQUENCE, PARALLEL, CONDITIONAL, LOOP})
@@ -115,10 +115,7 @@ class LensStepRecorder:
         return renumber(steps)
 
     def _scope_path_for(self, path: tuple[str, ...]) -> tuple[str, ...]:
-        for end in range(len(path), 0, -1):
-            if path[:end] in self.scopes.infos:
-                return path[:end]
-        return ROOT_PATH
+        return nearest_known_prefix(path, self.scopes.infos) or ROOT_PATH
 
     # ── ingest ───────────────────────────────────────────────────────
 
@@ -422,12 +419,7 @@ def lens_route(recording: Recording) -> RouteRecorder:
     return replay_route(recording.typed_events, follow_cursor_move=True)
 
 
-def lens_projection(recording: Recording) -> Projection:
-    steps = lens_run_steps(recording)
-    return Projection("lens", steps, lens_route(recording), _notes(recording, steps))
-
-
-def _notes(recording: Recording, steps: LensStepRecorder) -> list[str]:
+def lens_notes(recording: Recording, steps: LensStepRecorder) -> list[str]:
     """What this projection cannot show for this recording, said plainly."""
     notes: list[str] = []
     if not recording.has_boundary_log:

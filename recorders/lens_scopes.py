@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from recorders.run_step import ROOT_SUBFLOW_ID
+from recorders.values import ROOT_PATH, ROOT_SUBFLOW_ID
 from recorders.trackers.actor_arrows import ActorArrowClassifier
 
-ROOT_PATH: tuple[str, ...] = (ROOT_SUBFLOW_ID,)
 
 # Scope kinds, lower-case as the reference spells root kinds.
 AGENT = "agent"

@@ -42,6 +42,7 @@ from recorders.balance import BalanceReport, BalanceTracker
 from recorders.errors import RecordingError
 from recorders.event_types import KNOWN_BOUNDARY_TYPES, KNOWN_TYPED_TYPES
 from recorders.gaps import Gap
+from recorders.values import describe, is_number, js_number_text
 
 ENVELOPE_FORMAT = "agentfootprint.recording.v1"
 BOUNDARY_RECORDER_NAME = "BoundaryEvents"
@@ -105,7 +106,7 @@ class Recording:
         if self.run_info is None:
             return None
         value = self.run_info.get("droppedEvents")
-        return value if _is_number(value) else None
+        return value if is_number(value) else None
 
     @property
     def snapshot_run_id(self) -> str | None:
@@ -202,20 +203,27 @@ def _text(raw: bytes | str) -> str:
         ) from None
 
 
-def _gunzip(raw: bytes) -> bytes:
+def gunzip(raw: bytes, limit: int = MAX_DECOMPRESSED_BYTES) -> bytes:
+    """Decompress gzip bytes, refusing (RecordingError) as soon as the output
+    would pass ``limit`` bytes: a caller with a tighter bound than the
+    loader's own (a server tied to its upload limit) passes it here."""
+    return _gunzip(raw, limit)
+
+
+def _gunzip(raw: bytes, limit: int = MAX_DECOMPRESSED_BYTES) -> bytes:
     """Decompress every gzip member in turn, the size guard counting across all of them."""
     out = bytearray()
     rest = raw
     while True:
         decompressor = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)
-        room = MAX_DECOMPRESSED_BYTES - len(out)
+        room = limit - len(out)
         try:
             out += decompressor.decompress(rest, max(room, 1))  # 0 would mean "no limit"
         except zlib.error as exc:
             raise RecordingError(f"the gzip data is corrupt ({exc})") from None
-        if decompressor.unconsumed_tail or len(out) > MAX_DECOMPRESSED_BYTES:
+        if decompressor.unconsumed_tail or len(out) > limit:
             raise RecordingError(
-                f"the gzip data expands beyond {MAX_DECOMPRESSED_BYTES // 1024**2} MiB; refused"
+                f"the gzip data expands beyond {limit / 1024**2:,.0f} MiB; refused"
             )
         if not decompressor.eof:
             raise RecordingError("the gzip data is truncated (the stream ends early)")
@@ -539,12 +547,12 @@ def _envelope_gaps(run: dict | None) -> list[Gap]:
         gaps.append(Gap("incomplete", "the run did not complete (complete: false): "
                         "it failed or the recording was cut off"))
     dropped = run.get("droppedEvents")
-    if _is_number(dropped) and dropped > 0:
-        gaps.append(Gap("dropped", f"{_count(dropped)} events were dropped by the recorder's "
-                        "buffer; the earliest events are missing"))
+    if is_number(dropped) and dropped > 0:
+        gaps.append(Gap("dropped", f"{js_number_text(dropped)} events were dropped by the "
+                        "recorder's buffer; the earliest events are missing"))
     first = run.get("firstRetainedEventIndex")
-    if _is_number(first) and first > 0 and not (_is_number(dropped) and dropped > 0):
-        gaps.append(Gap("dropped", f"the first {_count(first)} events were not retained"))
+    if is_number(first) and first > 0 and not (is_number(dropped) and dropped > 0):
+        gaps.append(Gap("dropped", f"the first {js_number_text(first)} events were not retained"))
     return gaps
 
 
@@ -715,7 +723,7 @@ def _first_problem(obj: dict, fields: tuple[tuple[str, str, bool], ...]
         if expected is _STR:
             ok = isinstance(value, str)
         elif expected is _NUM:
-            ok = _is_number(value)
+            ok = is_number(value)
         elif expected is _BOOL:
             ok = isinstance(value, bool)
         else:  # _PATH
@@ -736,14 +744,6 @@ def _field_problem(at: str, name: str, expected: str, value: Any, present: bool,
 # ─── Small helpers ─────────────────────────────────────────────────────
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _count(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else str(value)
-
-
 _SHOWN_CHARS = 40
 
 
@@ -753,20 +753,3 @@ def shown_text(text: str, quoted: bool = False, limit: int = _SHOWN_CHARS) -> st
     if len(shown) > limit:
         shown = shown[: limit - 1] + "…"
     return f"'{shown}'" if quoted else shown
-
-
-def describe(value: Any) -> str:
-    """Name a JSON value's type the way a person would read it."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from recorders.lens_projection import lens_notes, lens_route, lens_run_steps
 from recorders.loading import Recording
 from recorders.reference import reference_route, reference_run_steps
 from recorders.route_recorder import RouteRecorder
@@ -51,7 +52,6 @@ def build_projection(recording: Recording, profile: str = DEFAULT_PROFILE,
         return Projection("reference", reference_run_steps(recording, per_event=per_event),
                           reference_route(recording))
     if profile == "lens":
-        from recorders.lens_projection import lens_projection
-
-        return lens_projection(recording)
+        steps = lens_run_steps(recording)
+        return Projection("lens", steps, lens_route(recording), lens_notes(recording, steps))
     raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")

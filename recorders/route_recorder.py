@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
 from recorders.sequence_store import SequenceStore
+from recorders.values import js_number_text
 
 TOOL_START = "agentfootprint.stream.tool_start"
 CONTEXT_EVALUATED = "agentfootprint.context.evaluated"
@@ -432,8 +433,6 @@ def _js_scalar_text(value: Any, join_item: bool) -> str:
         return "" if join_item else "undefined"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
     if isinstance(value, (int, float, str)):
-        return str(value)
+        return js_number_text(value)
     return "[object Object]"

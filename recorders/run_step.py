@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping, NamedTuple
 
+from recorders.values import ROOT_SUBFLOW_ID
+
 ACTOR_USER = "actor:user"
-ROOT_SUBFLOW_ID = "__root__"
 
 # Step kinds.
 SEQUENTIAL = "sequential"

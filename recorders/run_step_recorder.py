@@ -29,7 +29,6 @@ from recorders.run_step import (
     ITERATION,
     MERGE,
     REACT,
-    ROOT_SUBFLOW_ID,
     SEQUENTIAL,
     Anchor,
     RunStep,
@@ -37,6 +36,7 @@ from recorders.run_step import (
     renumber,
 )
 from recorders.sequence_store import SequenceStore
+from recorders.values import ROOT_PATH, ROOT_SUBFLOW_ID, is_number, js_number_text
 from recorders.trackers.actor_arrows import LLM_TO_USER, TOOL_TO_LLM, ActorArrowClassifier
 from recorders.trackers.answer_buffer import CandidateAnswerBuffer
 from recorders.trackers.fork_tracker import ForkTracker
@@ -370,7 +370,7 @@ class RunStepRecorder:
                 first = item.first
                 self._run_ids.observe(REPLAY_RUN_ID)
                 # The reference replays a burst with no subflow path: the root's.
-                self._forked(first["parentSubflowId"], item.children, _ROOT_PATH,
+                self._forked(first["parentSubflowId"], item.children, ROOT_PATH,
                              first["runtimeStageId"], first["ts"])
             else:
                 replay = replays.get(item.get("type"))
@@ -470,8 +470,6 @@ class RunStepRecorder:
         return under
 
 
-_ROOT_PATH: tuple[str, ...] = (ROOT_SUBFLOW_ID,)
-
 # Boundary event type -> its replay; tool.*, context.*, composition.* and
 # unknown types add no step.
 _REPLAY: dict[str, Callable[[RunStepRecorder, dict], None]] = {
@@ -514,7 +512,7 @@ def coalesce_fork_bursts(events: list[dict]) -> Iterator[dict | ForkBurst]:
     for index, event in enumerate(events):
         if closing:
             ts = event.get("ts")
-            if _is_number(ts):
+            if is_number(ts):
                 while closing and closing[0][0] < ts:
                     _, _, key = heapq.heappop(closing)
                     open_bursts.pop(key, None)
@@ -539,14 +537,3 @@ def coalesce_fork_bursts(events: list[dict]) -> Iterator[dict | ForkBurst]:
             if burst is not None:
                 burst.children.append(event["childName"])
     yield from held
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def js_number_text(value: float) -> str:
-    """A number as JS template strings print it (``3``, not ``3.0``)."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)

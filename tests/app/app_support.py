@@ -2,40 +2,30 @@
 
 from __future__ import annotations
 
-import gzip
-import json
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
+
+from corpus_files import load_expected, read_bytes, recording_path
 
 from lens_ui.served_context import SERVED_TABS_KEY
 from lens_ui.step_panel import SERVED_OPEN
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "lens_app.py"
-CORPUS = ROOT / "tests" / "corpus"
 TIMEOUT = 60
 
 
 def corpus_bytes(case: str) -> bytes:
     """The recording (or envelope) file of a corpus case, as stored (maybe gzipped)."""
-    for name in ("recording.json", "recording.json.gz", "envelope.json", "envelope.json.gz"):
-        path = CORPUS / case / name
-        if path.exists():
-            return path.read_bytes()
-    raise FileNotFoundError(case)
+    return recording_path(case).read_bytes()
 
 
 def corpus_plain_bytes(case: str) -> bytes:
-    data = corpus_bytes(case)
-    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+    return read_bytes(recording_path(case))
 
 
-def expected(case: str) -> dict:
-    folder = CORPUS / case
-    if (folder / "expected.json").exists():
-        return json.loads((folder / "expected.json").read_text("utf-8"))
-    return json.loads(gzip.decompress((folder / "expected.json.gz").read_bytes()))
+expected = load_expected
 
 
 def caption(at: AppTest) -> str:

@@ -85,4 +85,4 @@ def test_the_open_run_survives_moving_between_pages(app):
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Typed events in the file"] == str(counts["typedEvents"])
     at.switch_page("lens_app.py").run()
-    assert "lean.json" in [t.value for t in at.text]
+    assert any(t.value.startswith("⬆ lean.json · ") for t in at.text)

@@ -1,4 +1,4 @@
-"""Issue 5 in the app: the served context under a model-call step, the backtrack
+"""Evidence in the app: the served context under a model-call step, the backtrack
 chain and its export, and the search, each link moving the slider (drilling
 into the scope that holds its step when needed).
 

@@ -1,10 +1,26 @@
-"""The projection switch: lens or reference, each with its own step count."""
+"""The projection switch: lens or reference, each with its own step count, and
+the switch keeps the user's place (the step nearest the one on screen)."""
 
 from __future__ import annotations
 
-from app_support import caption, expected, no_exception
+from streamlit.testing.v1 import AppTest
+
+from app_support import APP, TIMEOUT, caption, expected, no_exception
+
+from lens.run import open_run
+from lens_ui.samples import sample_catalog
 
 CASE = "agent-refund-multi-tools-error"
+
+
+def lens_root_steps(case: str):
+    return open_run(sample_catalog()[case].read_bytes()).scopes("lens").root().steps
+
+
+def reference_position_at(case: str, ts_ms: float) -> int:
+    """1-based: the last reference step at the root that happened no later than ``ts_ms``."""
+    steps = expected(case)["runSteps"]["replayCoalesced"]["steps"]
+    return max(number for number, step in enumerate(steps, 1) if step["tsMs"] <= ts_ms)
 
 
 def test_the_switch_labels_each_projection_with_its_step_count(app):
@@ -21,19 +37,27 @@ def test_switching_to_reference_shows_the_reference_steps(app):
     at.button_group(key="lens.profile_switch").set_value("reference").run()
     no_exception(at)
     reference = expected(CASE)["runSteps"]["replayCoalesced"]["steps"]
-    assert caption(at) == f"step 1 of {len(reference)} · {reference[0]['label']}"
+    number = reference_position_at(CASE, lens_root_steps(CASE)[0].ts_ms)
+    assert caption(at) == f"step {number} of {len(reference)} · {reference[number - 1]['label']}"
     assert at.query_params["profile"] == "reference"
     at.button_group(key="lens.profile_switch").set_value("lens").run()
     assert caption(at) == "step 1 of 10 · user→llm"
 
 
-def test_each_projection_keeps_its_own_position(app):
+def test_the_switch_keeps_the_place_not_step_one(app):
     at = app.run()
     at.slider[0].set_value(5).run()
+    fifth = lens_root_steps(CASE)[4]
     at.button_group(key="lens.profile_switch").set_value("reference").run()
-    assert caption(at).startswith("step 1 of 19")
+    number = reference_position_at(CASE, fifth.ts_ms)
+    assert number > 1
+    assert caption(at).startswith(f"step {number} of 19")
     at.button_group(key="lens.profile_switch").set_value("lens").run()
     assert caption(at).startswith("step 5 of 10")
+    at.slider[0].set_value(9).run()
+    at.button_group(key="lens.profile_switch").set_value("reference").run()
+    assert caption(at).startswith(
+        f"step {reference_position_at(CASE, lens_root_steps(CASE)[8].ts_ms)} of 19")
 
 
 def test_a_reference_link_opens_the_reference_projection(app):
@@ -52,12 +76,15 @@ def test_a_scope_the_other_projection_lacks_falls_back_to_its_root_and_says_so(a
     app.query_params.update({"run": case, "drill": "__root__/capacity"})
     at = app.run()
     assert caption(at) == "step 1 of 4 · user→llm"  # an Agent with one tool call, under lens
+    first = open_run(sample_catalog()[case].read_bytes()).scopes("lens") \
+        .get(("__root__", "capacity")).steps[0]
     at.button_group(key="lens.profile_switch").set_value("reference").run()
     no_exception(at)
     assert at.query_params["drill"] == "__root__"
     assert any("no steps in the chosen projection" in i.value for i in at.info)
     root_steps = expected(case)["runSteps"]["replayCoalesced"]["steps"]
-    assert caption(at) == f"step 1 of {len(root_steps)} · {root_steps[0]['label']}"
+    number = reference_position_at(case, first.ts_ms)
+    assert caption(at) == f"step {number} of {len(root_steps)} · {root_steps[number - 1]['label']}"
 
 
 def test_a_switch_that_reports_no_choice_keeps_the_profile_shown(app):
@@ -65,7 +92,12 @@ def test_a_switch_that_reports_no_choice_keeps_the_profile_shown(app):
     # with new labels and its change callback can fire with no value.
     at = app.run()
     at.button_group(key="lens.profile_switch").set_value("reference").run()
+    shown = caption(at)
     at.button_group(key="lens.profile_switch").set_value(None).run()
     no_exception(at)
-    assert caption(at).startswith("step 1 of 19")
+    assert caption(at) == shown and " of 19 · " in shown
     assert at.button_group(key="lens.profile_switch").value == "reference"
+    reopened = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    reopened.query_params.update(at.query_params)
+    reopened.run()
+    assert caption(reopened) == caption(at)

@@ -81,7 +81,7 @@ def test_a_link_to_an_unknown_run_or_scope_is_refused_plainly(app):
     notes = " ".join(i.value for i in at.info)
     assert "not one of the samples" in notes
     assert "not a scope of this run" in notes
-    assert "not a positive whole number" in notes
+    assert "step is not a whole number" in notes
     assert caption(at).startswith("step 1 of ")
     assert at.query_params["run"] == "agent-refund-multi-tools-error"
 

@@ -1,6 +1,6 @@
 """Helpers for the browser tests: the server, the egress sentinel, the page guard.
 
-The server is ``benchmarks/streamlit_server.py``, shared with the browser benchmark.
+The server is ``tests/streamlit_server.py``, which the browser benchmark uses too.
 
 Nothing here knows the app's layout; the page-driving helpers that do live in
 ``lens_page.py``.
@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from benchmarks.streamlit_server import StreamlitServer  # noqa: F401 (the tests' server)
+from corpus_files import CORPUS_DIR as CORPUS
+from streamlit_server import StreamlitServer  # noqa: F401 (the tests' server)
 
 REPO = Path(__file__).resolve().parents[2]
 APP = REPO / "lens_app.py"
-CORPUS = REPO / "tests" / "corpus"
 ARTIFACTS = REPO / "test-artifacts"
 SCREENSHOTS = ARTIFACTS / "screenshots"
 BROWSER_ARTIFACTS = ARTIFACTS / "browser"

@@ -18,6 +18,7 @@ and ``lens_ui/`` (a widget or container key ``k`` becomes the CSS class
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from dataclasses import dataclass
@@ -177,7 +178,9 @@ class LensPage:
         expect(self.page.locator('[data-testid="stSidebar"]').get_by_role(
             "button", name=f"Remove {path.name}")).to_be_visible(timeout=IDLE_TIMEOUT_MS)
         picker = self.page.locator(f".{key_class('lens.run_select')}").get_by_role("combobox")
-        expect(picker).to_have_value(re.compile(re.escape(path.name) + r".*uploaded"),
+        # Uploads are listed as "⬆ <file, clipped> · … · <digest start> · <time>".
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:8]
+        expect(picker).to_have_value(re.compile(f"^⬆ .* · {digest} · "),
                                      timeout=IDLE_TIMEOUT_MS)
         self.wait_idle()
         if not self.tab_selected("Steps"):

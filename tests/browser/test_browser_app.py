@@ -193,7 +193,7 @@ def test_drill_two_levels_into_a_nested_composition(lens):
 
 def test_route_panel_shows_the_hops_and_moves_the_slider(lens):
     from lens.route_view import hop_step_index
-    from lens.step_evidence import StepEvidence
+    from recorders.evidence import build_evidence_index
 
     path = sample_file(SKILLGRAPH)
     recording = load_path(path)
@@ -212,7 +212,7 @@ def test_route_panel_shows_the_hops_and_moves_the_slider(lens):
     lens.screenshot("route-panel")
 
     row = 2
-    expected = hop_step_index(hops[row], projection.get_steps(), StepEvidence.build(recording))
+    expected = hop_step_index(hops[row], projection.get_steps(), build_evidence_index(recording))
     lens.select_grid_row(row)
     expect(lens.page.get_by_role("tab", name="Steps")).to_have_attribute("aria-selected", "true")
     label = lens.wait_for_step(expected + 1)

@@ -1,4 +1,4 @@
-"""Nothing in a recording runs or loads (issue 7, "Nothing executed").
+"""Nothing in a recording runs or loads.
 
 Two recordings: the corpus's ``hostile-strings-agent`` (markup, script, remote
 images and ``javascript:`` links in prompts, tool arguments and results and

@@ -8,7 +8,7 @@ import streamlit as st
 
 from corpus_files import recording_path
 from lens_ui.evidence_panel import render_backtrack, render_search, render_served_context
-from recorders.evidence import build_evidence_index, recording_id
+from recorders.evidence import build_evidence_index, run_id
 from recorders.loading import load_path
 from recorders.projections import build_projection
 
@@ -30,6 +30,6 @@ position = st.session_state.get("nav", st.session_state.get("start", 0))
 if mode in ("all", "served"):
     render_served_context(index, position, _go, steps=steps)
 if mode in ("all", "backtrack"):
-    render_backtrack(index, _go, steps=steps, recording_id=recording_id(recording))
+    render_backtrack(index, _go, steps=steps, recording_id=run_id(recording))
 if mode in ("all", "search"):
     render_search(index, _go, steps=steps)

@@ -14,11 +14,19 @@ from functools import lru_cache
 import pytest
 
 from corpus_files import case_names, load_expected, recording_path
-from lens import evidence_view as ev
+from lens.evidence.backtrack import MAX_BACKTRACK_LINKS, backtrack
+from lens.evidence.delta import context_delta
+from lens.evidence.nav import nav_for_call
+from lens.evidence.report import backtrack_report
+from lens.evidence.search import SNIPPET_RADIUS, search
+from lens.evidence.served import served_context
+from lens.text import CLIP_LIMIT
 from markdown_regions import split_code
 from recorders.evidence import (MESSAGES, SOURCE_BOUNDARY, TOOLS, build_evidence_index,
-                                build_from_events, recording_id)
+                                StepMap, build_from_events, run_id)
 from recorders.loading import load_path
+from recorders.projections import build_projection
+from recorders.run_step import RunStep
 
 P = "agentfootprint."
 
@@ -30,8 +38,10 @@ def loaded(case: str):
 
 
 @lru_cache(maxsize=None)
-def reference_steps(case: str) -> list[dict]:
-    return load_expected(case)["runSteps"]["replayCoalesced"]["rawSteps"]
+def reference_steps(case: str) -> list[RunStep]:
+    """The reference replay's raw steps (equal to the JS ``rawSteps``: see the conformance test)."""
+    recording, _ = loaded(case)
+    return build_projection(recording, "reference").steps.raw_steps()
 
 
 def typed(recording, kind: str) -> list[dict]:
@@ -48,23 +58,23 @@ def test_every_model_and_tool_call_of_the_recording_is_indexed(case):
     assert sum(c.ended for c in index.calls) == counts.get(P + "stream.llm_end", 0)
     assert len(index.tool_calls) == counts.get(P + "stream.tool_start", 0)
     assert sum(t.ended for t in index.tool_calls) == counts.get(P + "stream.tool_end", 0)
-    assert index.anomalies == []
+    assert index.anomalies == ()
 
 
 @pytest.mark.parametrize("case", case_names())
 def test_every_react_step_of_the_reference_shows_exactly_one_indexed_call(case):
     recording, index = loaded(case)
     steps = reference_steps(case)
-    smap = index.step_map(steps)
+    smap = StepMap(index, steps)
     for position, step in enumerate(steps):
-        if step["kind"] != "react":
+        if step.kind != "react":
             continue
         call_id, exact = smap.call_at(position, nearest=False)
         assert exact, (case, position)
         call = index.calls[call_id]
-        assert call.runtime_stage_id == step["runtimeStageId"]
+        assert call.runtime_stage_id == step.runtime_stage_id
         end = call.ts_end if call.ended else call.ts_start  # a crashed call never ended
-        assert call.ts_start <= step["tsMs"] <= end
+        assert call.ts_start <= step.ts_ms <= end
     for call in index.calls:
         shown = smap.steps_for_call(call.id)
         assert bool(shown) == bool(call.in_boundary_log), (case, call.id)
@@ -73,15 +83,15 @@ def test_every_react_step_of_the_reference_shows_exactly_one_indexed_call(case):
 @pytest.mark.parametrize("case", case_names())
 def test_every_call_has_a_served_context_and_a_backtrack(case):
     recording, index = loaded(case)
-    smap = index.step_map(reference_steps(case))
+    smap = StepMap(index, reference_steps(case))
     for call in index.calls:
-        model = ev.served_context(index, call.id, smap)
+        model = served_context(index, call.id, smap)
         assert [s.slot for s in model.slots][:3] == ["system-prompt", "messages", "tools"]
-    chain = ev.backtrack(index, step_map=smap)
+    chain = backtrack(index, step_map=smap)
     assert chain.links and chain.links[0].kind == "output"
 
 
-# ── issue 5 proof: the refund that failed ────────────────────────────
+# ── the refund that failed ────────────────────────────
 
 def test_the_final_answer_backtracks_to_the_failing_refund_and_the_escalation():
     case = "agent-refund-multi-tools-error"
@@ -104,7 +114,7 @@ def test_the_final_answer_backtracks_to_the_failing_refund_and_the_escalation():
     assert failing == {"c4"}
 
     steps = reference_steps(case)
-    chain = ev.backtrack(index, step_map=index.step_map(steps))
+    chain = backtrack(index, step_map=StepMap(index, steps))
     final_rid = [e for e in typed(recording, "stream.llm_end")
                  if e["payload"]["toolCallCount"] == 0][-1]["meta"]["runtimeStageId"]
     assert chain.links[0].relation == "final answer"
@@ -124,7 +134,7 @@ def test_the_final_answer_backtracks_to_the_failing_refund_and_the_escalation():
         # Its link moves the slider to the step where that call asked for tools.
         step = steps[asker_link.nav.step]
         assert asker_link.nav.exact
-        assert (step["kind"], step["label"], step["runtimeStageId"]) == (
+        assert (step.kind, step.label, step.runtime_stage_id) == (
             "react", "llm→tool", asker_rid)
 
     error_text = "PaymentGatewayTimeout: POST /v2/refunds timed out after 30000 ms (req id rf_8842)"
@@ -136,30 +146,30 @@ def test_the_refund_backtrack_report_cites_the_recording_and_its_steps():
     case = "agent-refund-multi-tools-error"
     recording, index = loaded(case)
     steps = reference_steps(case)
-    chain = ev.backtrack(index, step_map=index.step_map(steps))
-    report = ev.backtrack_report(index, chain, recording_id=recording_id(recording), steps=steps)
+    chain = backtrack(index, step_map=StepMap(index, steps))
+    report = backtrack_report(index, chain, recording_id=run_id(recording), steps=steps)
     code, prose = split_code(report)
     assert recording.typed_run_ids == ["run-1795961510957-4"]
     assert " run-1795961510957-4 " in code
     refund_line = next(line for line in report.split("\n") if "issue_refund c4" in line
                        and "returned by tool call" in line)
     asker = next(i for i, s in enumerate(steps)
-                 if s["runtimeStageId"] == "call-llm#58" and s["label"] == "llm→tool")
+                 if s.runtime_stage_id == "call-llm#58" and s.label == "llm→tool")
     assert "**ERROR**" in refund_line
-    assert f"step {steps[asker]['seq']}" in refund_line
+    assert f"step {steps[asker].seq}" in refund_line
 
 
 def test_the_failing_result_is_marked_in_the_served_context_of_the_next_call():
     recording, index = loaded("agent-refund-multi-tools-error")
     call = next(c for c in index.calls if c.runtime_stage_id == "call-llm#78")
-    model = ev.served_context(index, call.id)
+    model = served_context(index, call.id)
     messages = next(s for s in model.slots if s.slot == MESSAGES)
     errors = [r for r in messages.rows if r.error]
     assert [(r.source_id, r.change) for r in errors] == [("c4", "added")]
     assert errors[0].provenance.startswith("ERROR result of tool call c4 (issue_refund)")
 
 
-# ── issue 5 proof: the served tools follow the skill ─────────────────
+# ── the served tools follow the skill ─────────────────
 
 def test_the_served_tools_change_with_the_skill_and_the_delta_shows_it():
     recording, index = loaded("skillgraph-route-hops-envelope")
@@ -175,7 +185,7 @@ def test_the_served_tools_change_with_the_skill_and_the_delta_shows_it():
                           ["esxi-inventory", "lun-performance"]]
     for call in index.calls[1:]:
         before, now = offered[call.id - 1], offered[call.id]
-        delta = ev.context_delta(index, call.id)
+        delta = context_delta(index, call.id)
         assert delta.previous_call_id == call.id - 1
         assert sorted(i.key[1] for i in delta.in_slot(TOOLS, "added")) == sorted(
             set(now) - set(before))
@@ -183,7 +193,7 @@ def test_the_served_tools_change_with_the_skill_and_the_delta_shows_it():
             set(before) - set(now))
         assert set(delta.skills_added) == set(active[call.id]) - set(active[call.id - 1])
         assert set(delta.skills_removed) == set(active[call.id - 1]) - set(active[call.id])
-    third = ev.context_delta(index, 2)
+    third = context_delta(index, 2)
     assert [i.what for i in third.in_slot(TOOLS, "added")] == [
         "tool get_lun_perf (unlocked by skill lun-performance)"]
     assert [i.what for i in third.in_slot(TOOLS, "removed")] == [
@@ -194,7 +204,7 @@ def test_the_served_tools_change_with_the_skill_and_the_delta_shows_it():
 
 def test_the_served_context_panel_marks_the_newly_unlocked_tool():
     recording, index = loaded("skillgraph-route-hops-envelope")
-    model = ev.served_context(index, 1)
+    model = served_context(index, 1)
     tools = next(s for s in model.slots if s.slot == TOOLS)
     added = [r for r in tools.rows if r.change == "added"]
     assert [(r.source_id, r.provenance) for r in added] == [
@@ -202,7 +212,7 @@ def test_the_served_context_panel_marks_the_newly_unlocked_tool():
     assert added[0].content.full.startswith("resolve_volume:")
 
 
-# ── issue 5 proof: the 50,000-character line ─────────────────────────
+# ── the 50,000-character line ─────────────────────────
 
 def test_search_finds_the_long_line_and_shows_it_truncated_with_the_full_value_at_hand():
     case = "hostile-strings-agent"
@@ -213,15 +223,15 @@ def test_search_finds_the_long_line_and_shows_it_truncated_with_the_full_value_a
     assert len(line) == 50_000 and "\n" not in line  # as the corpus README says
     final = typed(recording, "stream.llm_end")[-1]["payload"]["content"]
 
-    results = ev.search(index, 'alert("deep")', index.step_map(reference_steps(case)))
+    results = search(index, 'alert("deep")', StepMap(index, reference_steps(case)))
     by_kind = {h.kind: h for h in results.hits}
     args_hit = by_kind["tool arguments"]
     assert args_hit.label == "save_note"
     assert line in args_hit.full_value
-    assert args_hit.preview.truncated and len(args_hit.preview.text) < ev.DISPLAY_LIMIT + 100
+    assert args_hit.preview.truncated and len(args_hit.preview.text) < CLIP_LIMIT + 100
     assert line not in args_hit.preview.text
     assert '<script>alert("deep")</script>' in args_hit.snippet
-    assert len(args_hit.snippet) <= 2 * ev.SNIPPET_RADIUS + len('alert("deep")') + 2
+    assert len(args_hit.snippet) <= 2 * SNIPPET_RADIUS + len('alert("deep")') + 2
     assert by_kind["model output"].full_value == final
     for hit in results.hits:
         assert hit.nav is not None and hit.nav.step is not None
@@ -229,12 +239,12 @@ def test_search_finds_the_long_line_and_shows_it_truncated_with_the_full_value_a
 
 def test_hostile_controls_are_visible_in_search_snippets():
     recording, index = loaded("hostile-strings-agent")
-    hit = ev.search(index, "gnp.exe").hits[0]
-    assert "\u202e" not in hit.snippet and "\\u202e" in hit.snippet
+    hit = search(index, "gnp.exe").hits[0]
+    assert "\u202e" not in hit.snippet and "⟨U+202E⟩" in hit.snippet
     assert "\u202e" in hit.full_value
 
 
-# ── issue 5 proof: lean recordings ───────────────────────────────────
+# ── lean recordings ───────────────────────────────────
 
 @pytest.mark.parametrize("case", ["lean-agent-two-tools", "large-agent-300-tool-calls"])
 def test_lean_files_drop_boundary_payloads_but_keep_the_typed_stream_whole(case):
@@ -258,7 +268,7 @@ def test_lean_files_drop_boundary_payloads_but_keep_the_typed_stream_whole(case)
 def test_the_lean_panel_says_what_is_not_recorded_and_shows_the_typed_context(case):
     recording, index = loaded(case)
     for call in (index.calls[0], index.calls[-1]):
-        model = ev.served_context(index, call.id)
+        model = served_context(index, call.id)
         lean = [n for n in model.notices if n.startswith("Lean recording")]
         assert lean and "no payloads" in lean[0] and "typed event stream" in lean[0]
         messages = next(s for s in model.slots if s.slot == MESSAGES)
@@ -272,7 +282,7 @@ def test_without_the_typed_stream_the_lean_panel_reports_payloads_not_recorded()
     index = build_from_events([], recording.boundary_events, lean=True,
                               has_typed_stream=False)
     assert index.source == SOURCE_BOUNDARY and len(index.calls) == 3
-    model = ev.served_context(index, 1)
+    model = served_context(index, 1)
     assert any("lean" in n and "no summaries, outputs, tool arguments or results" in n
                for n in model.notices)
     messages = next(s for s in model.slots if s.slot == MESSAGES)
@@ -287,11 +297,11 @@ def test_without_the_typed_stream_the_lean_panel_reports_payloads_not_recorded()
 def test_calls_of_an_earlier_run_say_why_they_have_no_step():
     case = "multirun-agent-two-runs"
     recording, index = loaded(case)
-    smap = index.step_map(reference_steps(case))
+    smap = StepMap(index, reference_steps(case))
     first_run = recording.typed_run_ids[0]
     early = [c for c in index.calls if c.run_id == first_run]
     assert len(early) == 2 and all(c.in_boundary_log is False for c in early)
-    nav = ev.nav_for_call(index, smap, early[0].id)
+    nav = nav_for_call(index, smap, early[0].id)
     assert nav.step is None and "earlier run" in nav.why_no_step
     assert any("2 runs" in n for n in index.notices)
 
@@ -299,7 +309,7 @@ def test_calls_of_an_earlier_run_say_why_they_have_no_step():
 def test_the_crashed_call_shows_the_provider_error_and_no_output():
     recording, index = loaded("crash-provider-error-envelope")
     (fatal,) = typed(recording, "error.fatal")
-    model = ev.served_context(index, index.calls[-1].id)
+    model = served_context(index, index.calls[-1].id)
     assert model.output is None and model.failure.full == fatal["payload"]["error"]
     assert any("did not end" in n for n in model.notices)
     assert any("complete: false" in n for n in model.notices)
@@ -325,8 +335,8 @@ def test_evictions_in_the_sliding_window_name_the_evicted_messages():
 
 def test_a_long_history_is_cut_at_its_far_end_never_in_the_answers_context():
     recording, index = loaded("large-agent-300-tool-calls")
-    chain = ev.backtrack(index)
-    assert chain.truncated and len(chain.links) == ev.MAX_BACKTRACK_LINKS
+    chain = backtrack(index)
+    assert chain.truncated and len(chain.links) == MAX_BACKTRACK_LINKS
     final = index.final_call()
     own = {p.content for p in final.slots[MESSAGES].pieces}
     listed = {l.text.full for l in chain.links if l.depth == 1 and l.text is not None}

@@ -5,8 +5,12 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lens import evidence_view as ev
+from lens.evidence.backtrack import backtrack
+from lens.evidence.report import backtrack_report
+from lens.evidence.search import search
+from lens.evidence.served import served_context, served_context_for_step
 from recorders.evidence import StepMap, build_from_events
+from recorders.run_step import Anchor, RunStep
 
 TYPES = ["context.injected", "context.slot_composed", "context.evaluated", "context.evicted",
          "context.budget_pressure", "stream.llm_start", "stream.llm_end", "stream.tool_start",
@@ -43,17 +47,18 @@ events = st.lists(
 
 
 def _exercise(index) -> None:
-    steps = [{"kind": "react", "runtimeStageId": c.runtime_stage_id, "tsMs": c.ts_start,
-              "anchor": {"runtimeStageId": c.runtime_stage_id}} for c in index.calls]
+    steps = [RunStep(n, "react", (), Anchor(c.runtime_stage_id or "", ("__root__",)), "user→llm",
+                     c.ts_start if c.ts_start is not None else 0)
+             for n, c in enumerate(index.calls)]
     smap = StepMap(index, steps)
     for call in index.calls:
-        ev.served_context(index, call.id, smap)
-        chain = ev.backtrack(index, call.id, smap)
-        ev.backtrack_report(index, chain, recording_id="<r>", steps=steps)
+        served_context(index, call.id, smap)
+        chain = backtrack(index, call.id, smap)
+        backtrack_report(index, chain, recording_id="<r>", steps=steps)
     for position in range(len(steps)):
-        ev.served_context_for_step(index, smap, position)
-    ev.search(index, "a", smap)
-    ev.backtrack(index)
+        served_context_for_step(index, smap, position)
+    search(index, "a", smap)
+    backtrack(index)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import pytest
+
 
 from evidence_events import (agent_run, composed, event, inject, llm_end, llm_start,
                              tool_end, tool_start, turn_start)
 from recorders.evidence import (MESSAGES, SOURCE_BOUNDARY, SOURCE_NONE, SYSTEM_PROMPT, TOOLS,
-                                StepMap, build_from_events)
+                                StepMap, build_from_events, usage_tokens)
+from recorders.run_step import Anchor, RunStep
 
 
 # ── served context ───────────────────────────────────────────────────
@@ -29,7 +31,7 @@ def test_slot_budget_and_drops_come_from_slot_composed():
               llm_start("call-llm#1"), llm_end("call-llm#1", "ok")]
     slot = build_from_events(events).calls[0].slots[MESSAGES]
     assert slot.budget == {"cap": 50, "used": 2, "headroomChars": 48}
-    assert slot.dropped_count == 1 and slot.dropped_summaries == ["old note"]
+    assert slot.dropped_count == 1 and slot.dropped_summaries == ("old note",)
 
 
 def test_a_slot_without_slot_composed_reports_its_budget_missing():
@@ -59,7 +61,7 @@ def test_the_llm_start_payload_is_kept():
               llm_end("call-llm#1", "x")]
     call = build_from_events(events).calls[0]
     assert (call.model, call.messages_count, call.tools_count) == ("big", 4, 2)
-    assert call.tools_offered == [{"name": "a", "description": "d"}]
+    assert call.tools_offered == ({"name": "a", "description": "d"},)
 
 
 # ── provenance ───────────────────────────────────────────────────────
@@ -70,7 +72,7 @@ def test_a_tool_result_message_names_its_tool_call_and_the_call_that_asked():
     tool = index.tool_calls[piece.tool_call]
     assert (tool.name, tool.tool_call_id, tool.args) == ("lookup", "c1", {"orderId": "A-1"})
     assert tool.requested_by == 0
-    assert index.calls[0].tool_calls == [tool.id]
+    assert index.calls[0].tool_calls == (tool.id,)
 
 
 def test_a_failing_tool_is_marked_error_and_a_good_one_is_not():
@@ -152,7 +154,7 @@ def test_an_eviction_is_attached_to_the_next_call_with_the_evicted_piece():
     index = build_from_events(events)
     (eviction,) = index.calls[1].evictions
     assert eviction.reason == "budget" and eviction.pieces[0].content == "old fact"
-    assert index.calls[0].evictions == []
+    assert index.calls[0].evictions == ()
 
 
 def test_a_fatal_error_while_a_call_is_open_is_its_failure():
@@ -215,7 +217,7 @@ def test_wrongly_typed_fields_become_missing_not_errors():
 
 def test_a_recording_without_model_calls_says_there_is_nothing_to_show():
     index = build_from_events([turn_start("hello")])
-    assert index.source == SOURCE_NONE and index.calls == []
+    assert index.source == SOURCE_NONE and index.calls == ()
     assert index.notices and "no served context" in index.notices[0]
 
 
@@ -265,7 +267,7 @@ def test_a_lean_boundary_log_without_typed_stream_reports_content_not_recorded()
 def test_a_piece_served_to_several_calls_is_one_search_entry_listing_them():
     index = build_from_events(agent_run())
     entries = [e for e in index.search_entries if e.kind == "message" and e.text == "refund A-1"]
-    assert len(entries) == 1 and entries[0].served_in == [0, 1]
+    assert len(entries) == 1 and entries[0].served_in == (0, 1)
 
 
 def test_tool_arguments_are_searchable_with_their_quotes_unescaped():
@@ -278,23 +280,12 @@ def test_tool_arguments_are_searchable_with_their_quotes_unescaped():
 
 # ── step mapping ─────────────────────────────────────────────────────
 
-@dataclass(frozen=True)
-class _Anchor:
-    runtime_stage_id: str
-    subflow_path: tuple
+def _step(seq: int, kind: str, rid: str, ts: float, label: str) -> RunStep:
+    return RunStep(seq, kind, (), Anchor(rid, ("__root__",)), label, ts)
 
 
-@dataclass(frozen=True)
-class _Step:
-    seq: int
-    kind: str
-    label: str
-    anchor: _Anchor
-    ts_ms: float
-
-
-def _react(seq: int, rid: str, ts: float, label: str) -> _Step:
-    return _Step(seq, "react", label, _Anchor(rid, ("__root__",)), ts)
+def _react(seq: int, rid: str, ts: float, label: str) -> RunStep:
+    return _step(seq, "react", rid, ts, label)
 
 
 def test_a_call_maps_to_its_start_and_end_steps():
@@ -317,15 +308,31 @@ def test_a_reused_stage_id_maps_only_to_the_run_whose_time_matches():
 
 def test_when_steps_hide_model_calls_the_nearest_earlier_step_is_offered():
     index = build_from_events(agent_run(t0=1000))
-    fork = _Step(0, "fork", "fork (3)", _Anchor("context#6", ("__root__",)), 1003)
-    decide = _Step(1, "decide", "routes", _Anchor("sf-route#7", ("__root__",)), 1006)
+    fork = _step(0, "fork", "context#6", 1003, "fork (3)")
+    decide = _step(1, "decide", "sf-route#7", 1006, "routes")
     smap = StepMap(index, [fork, decide])
     assert smap.steps_for_call(0) == ()
     assert smap.nearest_step(0) == 0
     assert smap.call_at(1) == (0, False)
 
 
-def test_the_step_map_is_built_once_per_step_list():
-    index = build_from_events(agent_run())
-    steps: list = []
-    assert index.step_map(steps) is index.step_map(steps)
+@pytest.mark.parametrize("usage, tokens", [
+    ({"input": 40, "output": 7}, (40, 7)),
+    ({"inputTokens": 40, "outputTokens": 7}, (40, 7)),
+    ({"input_tokens": 40, "output_tokens": 7}, (40, 7)),
+    ({"promptTokens": 40, "completionTokens": 7}, (40, 7)),
+    ({"prompt_tokens": 40, "completion_tokens": 7}, (40, 7)),
+    ({"input": True, "inputTokens": 3}, (3, None)),   # a boolean is not a count
+    ({"output": "7"}, (None, None)),                  # nor is a string
+    (None, (None, None)),
+    ([40, 7], (None, None)),
+])
+def test_token_usage_is_read_in_every_spelling_providers_use(usage, tokens):
+    assert usage_tokens(usage) == tokens
+
+
+def test_a_call_reports_the_tokens_of_its_usage_whatever_the_spelling():
+    end = llm_end("c#1", "ok", ts=2)
+    end["payload"]["usage"] = {"prompt_tokens": 12, "completion_tokens": 3}
+    events = [llm_start("c#1", ts=1), end]
+    assert build_from_events(events).calls[0].tokens == (12, 3)

@@ -4,56 +4,43 @@ from __future__ import annotations
 
 from evidence_events import (agent_run, composed, event, inject, llm_end, llm_start,
                              tool_end, tool_start)
-from lens import evidence_view as ev
+from lens.evidence.backtrack import backtrack
+from lens.evidence.delta import context_delta
+from lens.evidence.report import backtrack_report, md_code_span, md_fenced
+from lens.evidence.search import search
+from lens.evidence.served import PieceRow, piece_pages, served_context
+from lens.text import markdown_literal, visible
 from markdown_regions import split_code
 from recorders.evidence import MESSAGES, SYSTEM_PROMPT, TOOLS, StepMap, build_from_events
+from recorders.run_step import Anchor, RunStep
 
 HOSTILE = ['<script>alert(1)</script>', '<img src=x onerror=alert(1)>',
            '[click me](javascript:alert(1))', '![pixel](https://attacker.example/p.gif)',
            '```', '~~~', '**bold** _it_', '\u202egnp.exe\u202c', '</div><h1>PWNED</h1>']
 
 
-# ── display strings ──────────────────────────────────────────────────
-
-def test_long_values_are_truncated_for_screen_and_kept_whole_for_download():
-    value = "A" * 50_000
-    shown = ev.display_text(value, limit=100)
-    assert shown.truncated and shown.length == 50_000 and shown.full == value
-    assert len(shown.text) < 200 and "49,900 more characters" in shown.text
-
-
-def test_bidi_overrides_and_controls_are_made_visible():
-    shown = ev.display_text("a\u202eb\x07c\u200bd\ttab\nline")
-    assert shown.text == "a\\u202eb\\u0007c\\u200bd\ttab\nline"
-    assert shown.full == "a\u202eb\x07c\u200bd\ttab\nline"
-
-
-def test_structured_values_are_shown_as_json():
-    assert ev.display_text({"orderId": "A-1"}).text == '{"orderId": "A-1"}'
-
-
 # ── Markdown escaping ────────────────────────────────────────────────
 
 def test_a_code_span_holds_any_text_literally():
     for text in HOSTILE + ["`", "a ``` b", "`` x ``", " lead", ""]:
-        span = ev.md_code_span(text)
+        span = md_code_span(text)
         code, prose = split_code(span)
         if text:
-            assert code == [" " + ev.make_visible(text) + " "], text
+            assert code == [" " + visible(text) + " "], text
             assert "".join(prose) == ""
 
 
 def test_a_fenced_block_cannot_be_closed_by_its_content():
     content = "line\n```\n````\n<script>x</script>\n[a](b)"
-    code, prose = split_code(ev.md_fenced(content))
+    code, prose = split_code(md_fenced(content))
     assert code == ["line\n```\n````\n<script>x</script>\n[a](b)"]
     assert "".join(prose).strip() == ""
 
 
 def test_escaped_text_has_no_live_markup():
-    escaped = ev.md_escape("<b>[x](y) *a* _b_ `c` !d #e \\f\nnext")
-    assert "<" not in escaped and ">" not in escaped and "\n" not in escaped
-    for char in "[]()*_`!#":
+    escaped = markdown_literal("<b>[x](y) *a* _b_ `c` !d #e \\f\nnext")
+    assert "\n" not in escaped
+    for char in "<>[]()*_`!#":
         assert all(escaped[i - 1] == "\\" for i, c in enumerate(escaped) if c == char), char
 
 
@@ -68,7 +55,7 @@ def test_the_delta_lists_added_removed_and_changed_pieces_by_slot():
               inject("tools", "a: tool a", source="registry", source_id="a"),
               inject("tools", "c: tool c", source="skill", source_id="skill-x"), composed("tools"),
               llm_start("c#3", ts=3), llm_end("c#3", "y", ts=4)]
-    delta = ev.context_delta(build_from_events(events), 1)
+    delta = context_delta(build_from_events(events), 1)
     assert delta.previous_call_id == 0
     assert [(i.change, i.before.full, i.after.full) for i in delta.in_slot(SYSTEM_PROMPT)] == [
         ("changed", "v1 rules", "v2 rules")]
@@ -78,7 +65,7 @@ def test_the_delta_lists_added_removed_and_changed_pieces_by_slot():
 
 
 def test_the_first_call_in_a_scope_has_nothing_to_compare_with():
-    delta = ev.context_delta(build_from_events(agent_run()), 0)
+    delta = context_delta(build_from_events(agent_run()), 0)
     assert delta.previous_call_id is None and delta.items == ()
 
 
@@ -87,7 +74,7 @@ def test_a_carried_over_slot_shows_no_change_and_says_why():
               llm_start("c#1", ts=1), llm_end("c#1", "x", ts=2),
               inject("messages", "q", source="user", role="user"), composed("messages"),
               llm_start("c#3", ts=3), llm_end("c#3", "y", ts=4)]
-    delta = ev.context_delta(build_from_events(events), 1)
+    delta = context_delta(build_from_events(events), 1)
     assert delta.in_slot(SYSTEM_PROMPT) == []
     assert any("not recomposed" in n for n in delta.notes)
     assert [i.change for i in delta.in_slot(MESSAGES)] == ["added"]
@@ -96,7 +83,7 @@ def test_a_carried_over_slot_shows_no_change_and_says_why():
 # ── served context ───────────────────────────────────────────────────
 
 def test_served_context_marks_pieces_new_since_the_previous_call():
-    model = ev.served_context(build_from_events(agent_run()), 1)
+    model = served_context(build_from_events(agent_run()), 1)
     messages = next(s for s in model.slots if s.slot == MESSAGES)
     assert [r.change for r in messages.rows] == [None, "added", "added"]
     assert messages.rows[2].error is True
@@ -105,7 +92,7 @@ def test_served_context_marks_pieces_new_since_the_previous_call():
 
 def test_served_context_says_what_is_missing_when_a_call_never_ended():
     events = [inject("messages", "q", source="user", role="user"), llm_start("c#1", messages=1)]
-    model = ev.served_context(build_from_events(events), 0)
+    model = served_context(build_from_events(events), 0)
     assert model.output is None and "did not end" in model.output_status
     assert any("did not end" in n for n in model.notices)
     tools = next(s for s in model.slots if s.slot == TOOLS)
@@ -117,7 +104,7 @@ def test_served_context_says_what_is_missing_when_a_call_never_ended():
 def test_served_context_flags_counts_that_disagree_with_llm_start():
     events = [inject("messages", "q", source="user", role="user"), composed("messages"),
               llm_start("c#1", messages=3), llm_end("c#1", "x")]
-    model = ev.served_context(build_from_events(events), 0)
+    model = served_context(build_from_events(events), 0)
     assert any("llm_start says 3 messages" in n for n in model.notices)
 
 
@@ -128,7 +115,7 @@ def test_view_model_own_words_never_carry_recording_text():
               llm_start("c#1", model=nasty), llm_end("c#1", nasty, tool_calls=1),
               tool_start(nasty, nasty, {nasty: nasty}), tool_end(nasty, nasty, error=True)]
     index = build_from_events(events)
-    model = ev.served_context(index, 0)
+    model = served_context(index, 0)
     own_words = [model.title, model.output_status, model.usage, *model.notices,
                  model.delta.summary, *model.delta.notes]
     for panel in model.slots:
@@ -140,7 +127,7 @@ def test_view_model_own_words_never_carry_recording_text():
 
 def test_backtrack_walks_from_the_answer_to_the_failing_tool_and_the_call_that_asked():
     index = build_from_events(agent_run())
-    chain = ev.backtrack(index)
+    chain = backtrack(index)
     assert chain.target_call_id == 1 and chain.links[0].relation == "final answer"
     (tool_link,) = chain.tools()
     assert tool_link.error and tool_link.title == "lookup c1"
@@ -153,12 +140,12 @@ def test_backtrack_walks_from_the_answer_to_the_failing_tool_and_the_call_that_a
 
 
 def test_backtrack_from_a_call_without_context_says_so():
-    chain = ev.backtrack(build_from_events([llm_start("c#1"), llm_end("c#1", "hi")]))
+    chain = backtrack(build_from_events([llm_start("c#1"), llm_end("c#1", "hi")]))
     assert [l.kind for l in chain.links] == ["output", "note"]
 
 
 def test_backtrack_is_cut_at_the_link_limit_and_says_so():
-    chain = ev.backtrack(build_from_events(agent_run()), max_links=3)
+    chain = backtrack(build_from_events(agent_run()), max_links=3)
     assert len(chain.links) == 3 and chain.truncated
     assert any("cut at 3" in n for n in chain.notes)
 
@@ -174,14 +161,12 @@ def test_the_report_cites_the_recording_and_steps_and_keeps_hostile_text_in_code
               llm_start("c#7", ts=7), llm_end("c#7", nasty, ts=8)]
     index = build_from_events(events)
 
-    class Step:
-        def __init__(self, seq, rid, ts):
-            self.seq, self.kind, self.label, self.ts_ms = seq, "react", nasty, ts
-            self.anchor = type("A", (), {"runtime_stage_id": rid, "subflow_path": ("__root__",)})
+    def react(seq, rid, ts):
+        return RunStep(seq, "react", (), Anchor(rid, ("__root__",)), nasty, ts)
 
-    steps = [Step(0, "c#1", 2), Step(1, "c#1", 3), Step(2, "c#7", 7), Step(3, "c#7", 8)]
-    chain = ev.backtrack(index, step_map=StepMap(index, steps))
-    report = ev.backtrack_report(index, chain, recording_id="run-<b>1</b>", steps=steps)
+    steps = [react(0, "c#1", 2), react(1, "c#1", 3), react(2, "c#7", 7), react(3, "c#7", 8)]
+    chain = backtrack(index, step_map=StepMap(index, steps))
+    report = backtrack_report(index, chain, recording_id="run-<b>1</b>", steps=steps)
     code, prose = split_code(report)
     prose_text = "\n".join(prose)
     assert "run-<b>1</b>" in " ".join(code)
@@ -196,13 +181,13 @@ def test_the_report_cites_the_recording_and_steps_and_keeps_hostile_text_in_code
 
 def test_search_is_case_insensitive_by_default_and_can_match_case():
     index = build_from_events(agent_run())
-    assert {h.kind for h in ev.search(index, "TIMEOUT").hits} >= {"tool result", "message"}
-    assert ev.search(index, "TIMEOUT", case_sensitive=True).total == 0
+    assert {h.kind for h in search(index, "TIMEOUT").hits} >= {"tool result", "message"}
+    assert search(index, "TIMEOUT", case_sensitive=True).total == 0
 
 
 def test_search_shows_a_short_snippet_around_the_match_in_a_long_value():
     events = [llm_start("c#1"), llm_end("c#1", "A" * 30_000 + "NEEDLE" + "B" * 30_000)]
-    (hit,) = ev.search(build_from_events(events), "needle").hits
+    (hit,) = search(build_from_events(events), "needle").hits
     assert hit.match_start == 30_000 and hit.value_length == 60_006
     assert hit.snippet == "…" + "A" * 80 + "NEEDLE" + "B" * 80 + "…"
     assert hit.preview.truncated and len(hit.full_value) == 60_006
@@ -212,7 +197,7 @@ def test_search_reports_how_many_matched_beyond_the_limit():
     events = []
     for n in range(5):
         events += [llm_start(f"c#{n}", ts=n), llm_end(f"c#{n}", f"word {n}", ts=n)]
-    results = ev.search(build_from_events(events), "word", limit=2)
+    results = search(build_from_events(events), "word", limit=2)
     assert results.total == 5 and len(results.hits) == 2 and results.truncated
 
 
@@ -222,18 +207,18 @@ def test_search_finds_route_reasons_and_errors():
                     rid="sf-route#2"),
               event("error.fatal", {"error": "provider overloaded"})]
     index = build_from_events(events)
-    assert [h.kind for h in ev.search(index, "no tool calls").hits] == ["route reason"]
-    assert [h.kind for h in ev.search(index, "overloaded").hits] == ["error"]
+    assert [h.kind for h in search(index, "no tool calls").hits] == ["route reason"]
+    assert [h.kind for h in search(index, "overloaded").hits] == ["error"]
 
 
 def test_an_empty_query_finds_nothing():
-    assert ev.search(build_from_events(agent_run()), "   ").hits == ()
+    assert search(build_from_events(agent_run()), "   ").hits == ()
 
 
 def test_regex_characters_in_a_query_are_literal():
     events = [llm_start("c#1"), llm_end("c#1", "cost (approx.) $5*2")]
-    assert ev.search(build_from_events(events), "(approx.) $5*").total == 1
-    assert ev.search(build_from_events(events), "c.st").total == 0
+    assert search(build_from_events(events), "(approx.) $5*").total == 1
+    assert search(build_from_events(events), "c.st").total == 0
 
 
 def test_the_answers_own_context_comes_before_older_context_behind_it():
@@ -244,7 +229,7 @@ def test_the_answers_own_context_comes_before_older_context_behind_it():
               inject("messages", "step one", source="assistant", role="assistant", ts=4),
               inject("messages", "late note", source="user", role="user", ts=4),
               llm_start("c#5", ts=5), llm_end("c#5", "answer", ts=6)]
-    chain = ev.backtrack(build_from_events(events))
+    chain = backtrack(build_from_events(events))
     relations = [(l.relation, l.depth) for l in chain.links]
     assert relations == [("final answer", 0), ("assistant message", 1), ("written by", 2),
                          ("user message", 1), ("context served to", 2),
@@ -254,20 +239,20 @@ def test_the_answers_own_context_comes_before_older_context_behind_it():
 
 # ── pages of a slot's pieces ─────────────────────────────────────────
 
-def _row(change: str | None) -> ev.PieceRow:
-    return ev.PieceRow(position=None, role="user", source=None, source_id=None, reason=None,
+def _row(change: str | None) -> PieceRow:
+    return PieceRow(position=None, role="user", source=None, source_id=None, reason=None,
                        content=None, provenance="", change=change, error=False, missing=(),
                        nav=None)
 
 
 def test_a_long_slot_opens_on_the_page_of_its_first_change():
     rows = [_row(None)] * 23 + [_row("added"), _row("added")]
-    pages, first = ev.piece_pages(rows, 10)
+    pages, first = piece_pages(rows, 10)
     assert pages == [range(0, 10), range(10, 20), range(20, 25)]
     assert first == 2 and 23 in pages[first]
 
 
 def test_a_slot_without_changes_opens_on_its_first_page():
-    pages, first = ev.piece_pages([_row(None)] * 12, 10)
+    pages, first = piece_pages([_row(None)] * 12, 10)
     assert (pages, first) == ([range(0, 10), range(10, 12)], 0)
-    assert ev.piece_pages([], 10) == ([range(0)], 0)
+    assert piece_pages([], 10) == ([range(0)], 0)

@@ -7,7 +7,7 @@ import json
 from lens_builders import boundary, step
 
 from lens.route_view import hop_rows, hop_step_index, trip_marks
-from lens.step_evidence import StepEvidence
+from recorders.evidence import build_evidence_index
 from recorders.loading import load_recording
 from recorders.route_recorder import RouteHop, RouteTrip
 
@@ -43,7 +43,7 @@ def test_a_ping_pong_trip_marks_the_move_of_its_iteration():
 def evidence_of(events, typed=()):
     document = {"events": list(typed),
                 "snapshot": {"recorders": [{"name": "BoundaryEvents", "data": events}]}}
-    return StepEvidence.build(load_recording(json.dumps(document)))
+    return build_evidence_index(load_recording(json.dumps(document)))
 
 
 def llm_start(rid, iteration, ts):

@@ -54,17 +54,22 @@ def test_the_root_is_always_a_scope_even_without_steps():
 def test_a_link_is_read_into_typed_fields():
     assert parse_link({"run": "x", "step": "7", "drill": "__root__/a", "profile": "lens"}) == \
         Link(run="x", step=7, drill="__root__/a", profile="lens")
+    digest = "0123456789abcdef" * 4
+    assert parse_link({"upload": digest}).upload == digest
 
 
 def test_a_bad_step_is_flagged_not_guessed():
-    for text in ("0", "-3", "7.5", "seven", "1" * 12):
+    for text in ("0", "-3", "7.5", "seven", "1" * 12, "²", "①", "٣", "３", " 3", "3\n"):
         link = parse_link({"step": text})
         assert link.step is None and link.bad_step, text
 
 
-def test_repeated_and_oversized_values_are_handled():
-    assert parse_link({"run": ["a", "b"]}).run == "b"
-    assert parse_link({"run": "x" * 5000}).run is None
+def test_repeated_and_oversized_values_are_dropped_and_named():
+    repeated = parse_link({"run": ["a", "b"], "step": ["2"]})
+    assert repeated.run is None and repeated.step == 2
+    assert repeated.problems == ("The link gives run 2 times; ignored it.",)
+    oversized = parse_link({"drill": "x" * 5000})
+    assert oversized.drill is None and "longer than" in oversized.problems[0]
 
 
 def test_link_params_leave_out_what_a_view_does_not_have():

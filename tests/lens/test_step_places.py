@@ -7,7 +7,8 @@ from lens_builders import PrefixProjection, step
 
 from lens.scopes import ROOT, ScopeIndex
 from lens.step_places import StepPlaces
-from lens.evidence_view import Nav, _step_cite
+from lens.evidence.nav import Nav
+from lens.evidence.report import _step_cite
 from recorders.run_step import renumber
 
 USER = "actor:user"

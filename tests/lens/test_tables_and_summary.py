@@ -7,7 +7,7 @@ import json
 from lens_builders import boundary
 
 from lens.event_tables import boundary_table, typed_table
-from lens.step_evidence import StepEvidence
+from recorders.evidence import build_evidence_index
 from lens.summary import run_facts, summarise
 from recorders.loading import load_recording
 
@@ -46,7 +46,7 @@ def test_typed_paths_gain_the_root_segment_so_both_tables_filter_alike():
 
 def test_the_summary_counts_calls_failures_tokens_and_duration():
     recording = load_recording(json.dumps(EVENTS))
-    summary = summarise(StepEvidence.build(recording), ["s1", "s2"])
+    summary = summarise(build_evidence_index(recording), ["s1", "s2"])
     assert (summary.model_calls, summary.tool_calls, summary.failed_tool_calls) == (1, 1, 1)
     assert (summary.tokens_in, summary.tokens_out) == (12, 3)
     assert summary.duration_ms == 500 and summary.skills_visited == ("s1", "s2")
@@ -54,7 +54,7 @@ def test_the_summary_counts_calls_failures_tokens_and_duration():
 
 def test_the_header_facts_say_what_the_file_does_not_record():
     recording = load_recording(json.dumps(EVENTS))
-    facts = dict(run_facts(recording, StepEvidence.build(recording)))
+    facts = dict(run_facts(recording, build_evidence_index(recording)))
     assert facts["format"].startswith("bare boundary-event list")
     assert facts["producer"] == "not recorded"
     assert facts["complete"] == "run.exit recorded (no envelope flag)"

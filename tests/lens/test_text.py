@@ -1,4 +1,5 @@
-"""Clipping long values, flattening labels, and making text literal for Markdown."""
+"""Clipping long values, the one invisible-character policy, flattening labels,
+and making text literal for Markdown."""
 
 from __future__ import annotations
 
@@ -7,29 +8,48 @@ import string
 
 import pytest
 
-from lens.text import clip, format_ms, markdown_literal, one_line, plot_text
+from lens.text import (CLIP_LIMIT, display_text, format_ms, markdown_literal, one_line,
+                       plot_text, value_text, visible)
 
 
 def test_a_short_value_is_shown_whole():
-    part = clip("hello", 10)
-    assert (part.shown, part.truncated, part.hidden_chars) == ("hello", False, 0)
+    part = display_text("hello", 10)
+    assert (part.text, part.truncated, part.hidden_chars) == ("hello", False, 0)
 
 
-def test_a_long_value_is_clipped_and_keeps_the_whole_value():
+def test_a_long_value_is_clipped_at_the_one_limit_and_keeps_the_whole_value():
     text = "A" * 50_000 + "tail"
-    part = clip(text, 2_000)
-    assert part.shown == "A" * 2_000
-    assert part.truncated and part.hidden_chars == 48_004
+    part = display_text(text)
+    assert part.text == "A" * CLIP_LIMIT
+    assert part.truncated and part.hidden_chars == 50_004 - CLIP_LIMIT
     assert part.full == text
 
 
 def test_a_value_exactly_at_the_limit_is_not_clipped():
-    assert not clip("x" * 100, 100).truncated
+    assert not display_text("x" * 100, 100).truncated
 
 
 def test_a_negative_limit_is_refused():
     with pytest.raises(ValueError):
-        clip("x", -1)
+        display_text("x", -1)
+
+
+def test_structured_values_are_shown_as_indented_json_and_strings_as_they_are():
+    assert value_text({"orderId": "A-1"}) == '{\n  "orderId": "A-1"\n}'
+    assert value_text('{"not": "parsed"}') == '{"not": "parsed"}'
+    assert display_text({"orderId": "A-1"}).full == value_text({"orderId": "A-1"})
+
+
+def test_a_block_makes_invisible_characters_visible_and_keeps_line_breaks_and_tabs():
+    assert visible("a\u202eb\x07c\u200bd\ttab\nline\ufeff") == \
+        "a⟨U+202E⟩b␇c⟨U+200B⟩d\ttab\nline⟨U+FEFF⟩"
+    shown = display_text("x\u2066y")
+    assert shown.text == "x⟨U+2066⟩y" and shown.full == "x\u2066y"
+
+
+def test_a_block_and_a_label_show_an_invisible_character_the_same_way():
+    for char in ("\u202e", "\x1b", "\u200b", "\x7f", "\x9b"):
+        assert visible(char) == one_line(char), repr(char)
 
 
 def test_markdown_literal_escapes_every_ascii_punctuation_character():

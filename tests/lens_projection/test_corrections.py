@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from boundary_builder import BoundaryLog
 from corpus_files import load_expected, recording_path
-from recorders.lens_projection import LensStepRecorder, lens_projection
+from recorders.lens_projection import LensStepRecorder
 from recorders.loading import load_path, load_recording
 from recorders.projections import build_projection
 from recorders.route_recorder import replay_route
@@ -64,7 +64,7 @@ def test_on_the_corpus_the_reference_hides_the_agents_arrows_and_the_lens_shows_
     case = "agent-refund-multi-tools-error"
     reference = reference_steps(case)
     assert {s["kind"] for s in reference} == {"fork", "decide", "iteration"}
-    steps = lens_projection(load_path(recording_path(case))).get_steps()
+    steps = build_projection(load_path(recording_path(case)), "lens").get_steps()
     assert {s.kind for s in steps} == {"react"} and len(steps) == 10
 
 
@@ -73,7 +73,7 @@ def test_on_the_corpus_the_reference_hides_the_agents_arrows_and_the_lens_shows_
 def test_drilling_into_an_agent_inside_a_composition_shows_its_arrows():
     case = "conditional-routes-to-agent"
     assert labels_of(reference_steps(case, ["__root__", "billing"])) == ["asks", "answers"]
-    drilled = lens_projection(load_path(recording_path(case))).get_steps(["__root__", "billing"])
+    drilled = build_projection(load_path(recording_path(case)), "lens").get_steps(["__root__", "billing"])
     assert labels(drilled) == ["user→llm", "llm→tool", "tool→llm", "llm→user"]
 
 
@@ -121,7 +121,7 @@ def test_two_forks_in_the_same_millisecond_stay_two_forks():
 
 def test_on_the_corpus_the_reference_merges_two_agents_context_forks():
     assert "fork (6)" in labels_of(reference_steps("nested-parallel-of-agents"))
-    steps = lens_projection(load_path(recording_path("nested-parallel-of-agents"))).get_steps()
+    steps = build_projection(load_path(recording_path("nested-parallel-of-agents")), "lens").get_steps()
     assert labels(steps) == ["fork (3)", "merge (3)"]
 
 
@@ -144,7 +144,7 @@ def test_branches_exiting_out_of_order_merge_once_with_the_parallel_as_anchor():
 def test_on_the_corpus_the_reference_anchors_the_merge_in_a_branch():
     merge = next(s for s in reference_steps("parallel-3-reviewers") if s["kind"] == "merge")
     assert merge["anchor"]["subflowPath"] == ["__root__", "legal"]
-    steps = lens_projection(load_path(recording_path("parallel-3-reviewers"))).get_steps()
+    steps = build_projection(load_path(recording_path("parallel-3-reviewers")), "lens").get_steps()
     assert steps[-1].anchor.subflow_path == ("__root__",)
 
 
@@ -153,7 +153,7 @@ def test_on_the_corpus_the_reference_anchors_the_merge_in_a_branch():
 def test_a_loop_of_k_passes_has_k_iteration_steps():
     reference = reference_steps("loop-refine-4-iterations")
     assert sum(s["kind"] == "iteration" for s in reference) == 3  # back-edges, not passes
-    projection = lens_projection(load_path(recording_path("loop-refine-4-iterations")))
+    projection = build_projection(load_path(recording_path("loop-refine-4-iterations")), "lens")
     assert projection.root_kind == "loop"
     assert [s.meta["index"] for s in projection.get_steps()] == [1, 2, 3, 4]
 
@@ -163,7 +163,7 @@ def test_a_loop_of_k_passes_has_k_iteration_steps():
 def test_sequence_steps_connect_its_children_only():
     reference = reference_steps("nested-sequence-with-parallel")
     assert labels_of(reference) == ["asks", "fork (3)", "merge (3)", "forwards", "forwards", "answers"]
-    steps = lens_projection(load_path(recording_path("nested-sequence-with-parallel"))).get_steps()
+    steps = build_projection(load_path(recording_path("nested-sequence-with-parallel")), "lens").get_steps()
     assert [(t.source, t.target) for s in steps for t in s.transitions] == [
         ("actor:user", "step-plan"), ("step-plan", "step-reviewers"),
         ("step-reviewers", "step-summarise"), ("step-summarise", "actor:user")]

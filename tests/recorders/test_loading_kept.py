@@ -181,3 +181,13 @@ def test_a_parse_in_another_thread_keeps_its_limit_until_it_ends():
     release.set()
     thread.join(5)
     assert sys.getrecursionlimit() == limit and gc.isenabled()
+
+
+def test_a_limit_the_caller_sets_during_a_parse_is_kept():
+    limit = sys.getrecursionlimit()
+    try:
+        with deep_parse.parsing(limit + 300):
+            sys.setrecursionlimit(limit + 900)  # the caller's own thread, meanwhile
+        assert sys.getrecursionlimit() == limit + 900
+    finally:
+        sys.setrecursionlimit(limit)

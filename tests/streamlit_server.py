@@ -1,5 +1,5 @@
-"""``streamlit run`` on a free local port, for the browser tests and the
-browser benchmark: started headless on 127.0.0.1 with no file watcher, ready
+"""``streamlit run`` on a free local port, for the browser tests (and the
+browser benchmark, which imports it from here): started headless on 127.0.0.1 with no file watcher, ready
 once ``/_stcore/health`` answers ``ok``, stopped by its own process group.
 """
 

@@ -1,0 +1,119 @@
+"""The backtrack chain as a Markdown report a person can keep or share.
+
+Every recording value is put in a code span or a fenced block whose fence is
+longer than any backtick run inside it, and this module's own words go
+through :func:`lens.text.markdown_literal`, so nothing in the report can
+become live Markdown or HTML. Each link cites the step where it can be seen.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Sequence
+
+from recorders.evidence import EvidenceIndex
+from recorders.run_step import RunStep
+from recorders.values import json_text
+from lens.evidence.backtrack import BacktrackChain
+from lens.evidence.nav import Nav, call_title
+from lens.text import markdown_literal, one_line, value_text, visible
+
+# Characters of a value written into the report: a file, not a screen, so it
+# keeps more than the screen's clip limit.
+REPORT_LIMIT = 4_000
+
+
+def md_code_span(value: Any) -> str:
+    """Inline recording text as a code span no content can break out of."""
+    text = one_line(json_text(value))
+    if not text:
+        return "(empty)"
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {text} {fence}"
+
+
+def md_fenced(value: Any, limit: int = REPORT_LIMIT) -> str:
+    """A fenced block (``text``) with a fence longer than any backtick run inside."""
+    full = value_text(value)
+    text = visible(full[:limit])
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    block = f"{fence}text\n{text}\n{fence}"
+    if len(full) > limit:
+        block += f"\n\n_({len(full):,} characters; the first {limit:,} are shown.)_"
+    return block
+
+
+# Where a step position is shown: (1-based number in its scope, steps in that
+# scope, the scope's name). The name is recording text; the report quotes it.
+StepPlaceOf = Callable[[int], "tuple[int, int, str] | None"]
+
+
+def _step_cite(nav: Nav | None, steps: Sequence[RunStep] | None,
+               step_place: StepPlaceOf | None = None) -> str:
+    if nav is None:
+        return ""
+    if nav.step is None:
+        return f"no step ({nav.why_no_step})" if nav.why_no_step else "no step"
+    seq: int = nav.step
+    kind = label = None
+    if steps is not None and 0 <= nav.step < len(steps):
+        step = steps[nav.step]
+        seq, kind, label = step.seq, step.kind, step.label
+    place = step_place(nav.step) if step_place is not None else None
+    if place is not None:
+        number, count, scope = place
+        text = f"step {number} of {count} in scope {md_code_span(scope) if scope else 'root'}"
+    else:
+        text = f"step {seq}"
+    if kind is not None:
+        text += f" ({kind} {md_code_span(label)})"
+    if not nav.exact:
+        text += " — nearest step; the step list does not show this call"
+    return text
+
+
+def backtrack_report(index: EvidenceIndex, chain: BacktrackChain, *, recording_id: str,
+                     steps: Sequence[RunStep] | None = None, profile: str | None = None,
+                     step_place: StepPlaceOf | None = None) -> str:
+    """The chain as Markdown: every recording value escaped, steps cited (as
+    ``step_place`` names them when given: number, count and scope)."""
+    out: list[str] = ["# Backtrack report", ""]
+    out.append(f"- Recording: {md_code_span(recording_id)}")
+    if profile:
+        out.append(f"- Step projection: {md_code_span(profile)}")
+    if chain.target_call_id is not None:
+        target = index.calls[chain.target_call_id]
+        out.append(f"- Target: {call_title(target)}, runtimeStageId "
+                   f"{md_code_span(target.runtime_stage_id)}")
+    out.append(f"- Links: {len(chain.links)}" + (" (cut short)" if chain.truncated else ""))
+    out.append("- Each link cites the step where it can be seen. Links marked *inferred* are "
+               "matched by identical text because the recording carries no id for them.")
+    out.append("")
+    if chain.notes:
+        out.append("## What the recording does not carry")
+        out.append("")
+        for note in chain.notes:
+            out.append(f"- {markdown_literal(note)}")
+        out.append("")
+    out.append("## Chain")
+    out.append("")
+    for link in chain.links:
+        arrows = "↳ " * min(link.depth, 8) + (f"(depth {link.depth}) " if link.depth > 8 else "")
+        line = f"**{link.number}.** {arrows}{markdown_literal(link.relation)}: {md_code_span(link.title)}"
+        if link.error:
+            line += " — **ERROR**"
+        cite = _step_cite(link.nav, steps, step_place)
+        if cite:
+            line += f" — {cite}"
+        if link.inferred:
+            line += f" — *inferred: {markdown_literal(link.inferred)}*"
+        out.append(line)
+        out.append("")
+        if link.text is not None:
+            out.append(md_fenced(link.text.full))
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+

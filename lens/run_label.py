@@ -1,0 +1,56 @@
+"""A one-line label that tells two uploaded runs apart.
+
+Every recording file is called ``recording.json`` or ``envelope.json``, so
+the file name alone says little. The label adds what the recording says
+about itself (its run id, and the name of its root composition or agent),
+the start of the file's sha256 and the time of upload:
+``recording.json · run r-17 · Launch committee · 3f2a9c1b · 14:02:31``.
+Recording text in it is clipped and put on one line before it is used.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from recorders.loading import Recording
+from lens.text import one_line
+
+SHORT_DIGEST = 8
+_NAME_CHARS = 40
+_LOOKED_AT = 20  # the root announces itself among the first typed events
+_ROOT_NAMES = {
+    "agentfootprint.composition.enter": ("name", "id"),
+    "agentfootprint.agent.run_configured": ("agentId",),
+}
+
+
+def root_name(recording: Recording) -> str | None:
+    """The name of the run's outermost composition or agent, when recorded."""
+    for event in recording.typed_events[:_LOOKED_AT]:
+        fields = _ROOT_NAMES.get(event.get("type")) if isinstance(event, dict) else None
+        payload = event.get("payload") if fields else None
+        if isinstance(payload, dict):
+            for name in fields:
+                if isinstance(payload.get(name), str) and payload[name].strip():
+                    return payload[name]
+    return None
+
+
+def upload_label(file_name: str, run: Any, digest: str, uploaded_at: float) -> str:
+    """``file · run <id> · <root> · <digest start> · <time>`` (parts not recorded are left out)."""
+    parts = [_short(file_name) or "unnamed file"]
+    run_id = getattr(run, "run_id", None)
+    if isinstance(run_id, str) and run_id and run_id != "unknown recording":
+        parts.append("run " + _short(run_id))
+    name = root_name(run.recording)
+    if name:
+        parts.append(_short(name))
+    parts.append(digest[:SHORT_DIGEST])
+    parts.append(time.strftime("%H:%M:%S", time.localtime(uploaded_at)))
+    return "⬆ " + " · ".join(parts)
+
+
+def _short(text: str) -> str:
+    # Clip before one_line looks at it: a name may be megabytes long.
+    return one_line(text[: _NAME_CHARS * 4], _NAME_CHARS)

@@ -1,0 +1,135 @@
+"""Which two runs the Compare page shows: choices, the shared pair entry point, the link.
+
+- ``st.session_state[PAIR]`` holding two :class:`RunChoice` opens the page on
+  them (the run page's "compare with…" and other pages set it).
+- The link is ``?a=<ref>&b=<ref>``: a sample by ``sample:<name>``, an upload
+  by ``upload:<sha256>``, which opens only while this session still holds
+  that upload (uploads are never stored on the server for others); an
+  archive run by ``archive:<folder label>/<file>``, once this session has
+  handed it to the page (the Archive page's pair, or the open run).
+- This session's uploads are read through :func:`session_uploads` only, so
+  the page follows wherever the upload store lives.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lens_ui import session
+from lens_ui.archive_source import archive_bytes
+from lens_ui.runs import (ARCHIVE, SAMPLE, UPLOAD, LoadedRun, RunChoice, open_run,
+                          sample_choice, server_store, session_id)
+from lens_ui.samples import sample_catalog
+
+PAIR = "lens.compare.pair"          # (RunChoice, RunChoice): open the page on these
+LINK_READ = "lens.compare.link_read"
+SELECT_A, SELECT_B = "lens.compare.select_a", "lens.compare.select_b"
+LINK_A, LINK_B = "a", "b"
+ARCHIVE_OFFERED = "lens.compare.archive_runs"  # ref → RunChoice: archive runs handed here
+
+
+def session_uploads() -> dict[str, tuple[RunChoice, bytes]]:
+    """This session's uploads, digest → (choice, bytes), from the server's store."""
+    store, key = server_store(), session_id()
+    uploads: dict[str, tuple[RunChoice, bytes]] = {}
+    for held in store.session_uploads(key):
+        data = store.upload_bytes(key, held.digest)
+        if data is not None:
+            uploads[held.digest] = (held.info, data)
+    return uploads
+
+
+def choice_ref(choice: RunChoice) -> str:
+    """How a link names a run: ``sample:<name>``, ``upload:<digest>`` or
+    ``archive:<folder label>/<file>``."""
+    if choice.kind in (SAMPLE, ARCHIVE):
+        return f"{choice.kind}:{choice.name}"
+    return f"{UPLOAD}:{choice.digest}"
+
+
+def available() -> dict[str, RunChoice]:
+    """Every run the page can compare, by link reference: samples, then uploads."""
+    runs = {choice_ref(sample_choice(name)[0]): sample_choice(name)[0]
+            for name in sample_catalog()}
+    for choice, _ in session_uploads().values():
+        runs[choice_ref(choice)] = choice
+    runs.update(_archive_runs())
+    return runs
+
+
+def _archive_runs() -> dict[str, RunChoice]:
+    """Archive runs this session handed to the page (a pair from the Archive page,
+    or the open run), kept so they stay selectable."""
+    offered: dict[str, RunChoice] = st.session_state.setdefault(ARCHIVE_OFFERED, {})
+    handed = list(st.session_state.get(PAIR) or ()) + [session.current_choice()]
+    for choice in handed:
+        if isinstance(choice, RunChoice) and choice.kind == ARCHIVE:
+            offered[choice_ref(choice)] = choice
+    return offered
+
+
+def label(choice: RunChoice) -> str:
+    """A selectbox label (shown as text, never markup)."""
+    if choice.kind == SAMPLE:
+        return f"sample · {choice.name}"
+    if choice.kind == ARCHIVE:
+        return f"archive · {choice.name}"
+    return f"upload · {choice.name} · {choice.digest[:10]}"
+
+
+def open_choice(choice: RunChoice) -> LoadedRun | None:
+    """The open run, or None when its bytes are gone (an upload this session dropped)."""
+    if choice.kind == SAMPLE:
+        return open_run(choice, sample_choice(choice.name)[1])
+    if choice.kind == ARCHIVE:
+        data = archive_bytes(choice)
+        return None if data is None else open_run(choice, data)
+    kept = session_uploads().get(choice.digest)
+    return None if kept is None else open_run(kept[0], kept[1])
+
+
+def apply_entry_points(runs: dict[str, RunChoice]) -> list[str]:
+    """Seed the two selections from the pair entry point or, once, from the link.
+    Returns app-written notices (what the link asked for and could not get)."""
+    notices: list[str] = []
+    pair = st.session_state.pop(PAIR, None)
+    if (isinstance(pair, (tuple, list)) and len(pair) == 2
+            and all(isinstance(c, RunChoice) for c in pair)):
+        for key, choice in zip((SELECT_A, SELECT_B), pair):
+            ref = choice_ref(choice)
+            if ref in runs:
+                st.session_state[key] = ref
+            else:
+                notices.append(f"Run {key[-1].upper()} is no longer held by this session.")
+        st.session_state[LINK_READ] = True
+    if not st.session_state.get(LINK_READ):
+        st.session_state[LINK_READ] = True
+        for side, key in ((LINK_A, SELECT_A), (LINK_B, SELECT_B)):
+            ref = st.query_params.get(side)
+            if ref is None:
+                continue
+            if ref in runs:
+                st.session_state[key] = ref
+            elif ref.startswith(f"{UPLOAD}:"):
+                notices.append(f"The link's run {side.upper()} is an upload this session no "
+                               "longer holds (uploads stay with the session that made them); "
+                               "upload the file again to compare it.")
+            else:
+                notices.append(f"The link's run {side.upper()} is not one of the samples.")
+    refs = list(runs)
+    for key, default in ((SELECT_A, 0), (SELECT_B, 1)):
+        if st.session_state.get(key) not in runs and refs:
+            st.session_state[key] = refs[min(default, len(refs) - 1)]
+    return notices
+
+
+def write_compare_link(choice_a: RunChoice, choice_b: RunChoice) -> None:
+    for side, choice in ((LINK_A, choice_a), (LINK_B, choice_b)):
+        ref = choice_ref(choice)
+        if st.query_params.get(side) != ref:
+            st.query_params[side] = ref
+
+
+def compare_with(choice: RunChoice) -> None:
+    """Open the Compare page with ``choice`` as run A (B starts as the same run)."""
+    st.session_state[PAIR] = (choice, choice)

@@ -1,0 +1,272 @@
+"""What the server holds for all its sessions, within one memory budget.
+
+Two kinds of things are held: **open runs** (one :class:`lens.run.OpenRun`
+per file, shared by every session that shows it, keyed by the sha256 of the
+file) and **uploaded bytes** (one copy per distinct file, kept so a session
+can go back to an earlier upload and a reload can reopen it). Both count
+against one budget, in bytes:
+
+- an open run counts :data:`RETAINED_PER_BYTE` × its JSON size (measured:
+  1.1× to 2.6× with both projections built), and while it is being opened
+  :data:`OPENING_PER_BYTE` × (measured peak 6.2× to 7.0×), so opening is
+  refused up front when it cannot fit, rather than after the memory is spent;
+- uploaded bytes count their length.
+
+Only one run is opened at a time, so two opening peaks never stack. A run
+that a live session shows is never dropped (a click never re-parses); when
+room is needed the least recently used run that no session shows goes first,
+and when nothing can go the request is refused with :class:`OverBudget`.
+
+Sessions are told apart by their id. A session's uploads belong to its
+:class:`Lease`; when the session has been gone for the grace period (checked
+through the ``is_live`` callable) its lease and the bytes only it held are
+dropped. An upload is found from another session only by its full digest
+(:meth:`ServerStore.find_upload`), which is what a shared link carries.
+
+Pure Python and thread-safe; ``lens_ui/runs.py`` wires it to Streamlit.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Callable, Generic, TypeVar
+
+RETAINED_PER_BYTE = 3.0
+OPENING_PER_BYTE = 7.0
+MAX_UPLOADS_PER_SESSION = 4
+
+Run = TypeVar("Run")
+MB = 1024 * 1024
+
+
+class OverBudget(Exception):
+    """The server cannot hold this within its memory budget now (one line, for the user)."""
+
+
+@dataclass(frozen=True)
+class HeldUpload:
+    digest: str
+    info: Any  # what the app shows for it (name, label, time); never read here
+    size: int
+
+
+@dataclass
+class Lease:
+    """One browser session's hold: the run it shows and the uploads it keeps."""
+
+    session_id: str
+    current: str | None = None  # digest of the run on screen
+    uploads: OrderedDict = field(default_factory=OrderedDict)  # digest → HeldUpload, oldest first
+    gone_since: float | None = None
+
+
+@dataclass
+class _Entry(Generic[Run]):
+    run: Run
+    cost: int
+    memo: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Usage:
+    runs_bytes: int
+    uploads_bytes: int
+    budget_bytes: int
+    runs: int
+    sessions: int
+
+    @property
+    def used_bytes(self) -> int:
+        return self.runs_bytes + self.uploads_bytes
+
+
+class ServerStore(Generic[Run]):
+    """Open runs and uploaded bytes of every session, within ``budget_bytes``."""
+
+    def __init__(self, budget_bytes: int, is_live: Callable[[str], bool], grace_s: float,
+                 clock: Callable[[], float] = time.monotonic,
+                 on_release: Callable[[Any], None] | None = None) -> None:
+        self.budget_bytes = budget_bytes
+        self._is_live = is_live
+        self._grace_s = grace_s
+        self._clock = clock
+        self._on_release = on_release
+        self._lock = threading.RLock()
+        self._opening = threading.Lock()
+        self._runs: OrderedDict[str, _Entry] = OrderedDict()
+        self._blobs: dict[str, bytes] = {}
+        self._leases: dict[str, Lease] = {}
+        self._reserved = 0
+
+    # ── sessions ─────────────────────────────────────────────────────
+
+    def show(self, session_id: str, digest: str | None) -> None:
+        """Session ``session_id`` now shows the run ``digest`` (kept while it does)."""
+        with self._lock:
+            self._lease(session_id).current = digest
+
+    def usage(self) -> Usage:
+        with self._lock:
+            self._prune()
+            return self._usage()
+
+    # ── uploads ──────────────────────────────────────────────────────
+
+    def add_upload(self, session_id: str, digest: str, info: Any,
+                   data: bytes) -> list[HeldUpload]:
+        """Keep ``data`` for the session (one copy per digest, server-wide).
+
+        Returns the uploads the session let go to stay within
+        :data:`MAX_UPLOADS_PER_SESSION` (oldest first, never the one on
+        screen). Raises :class:`OverBudget` when the bytes cannot be held.
+        """
+        with self._lock:
+            self._prune()
+            lease = self._lease(session_id)
+            if digest not in self._blobs:
+                self._make_room(len(data), what="this upload")
+                self._blobs[digest] = data
+            lease.uploads.pop(digest, None)
+            lease.uploads[digest] = HeldUpload(digest, info, len(self._blobs[digest]))
+            dropped: list[HeldUpload] = []
+            for old in list(lease.uploads.values()):
+                if len(lease.uploads) <= MAX_UPLOADS_PER_SESSION:
+                    break
+                if old.digest not in (digest, lease.current):
+                    dropped.append(lease.uploads.pop(old.digest))
+            self._drop_unheld_blobs()
+            return dropped
+
+    def session_uploads(self, session_id: str) -> list[HeldUpload]:
+        """This session's uploads, newest first."""
+        with self._lock:
+            lease = self._leases.get(session_id)
+            return list(reversed(lease.uploads.values())) if lease else []
+
+    def upload_bytes(self, session_id: str, digest: str) -> bytes | None:
+        """The bytes of one of this session's uploads (None if it has no such upload)."""
+        with self._lock:
+            lease = self._leases.get(session_id)
+            if lease is None or digest not in lease.uploads:
+                return None
+            return self._blobs.get(digest)
+
+    def find_upload(self, session_id: str, digest: str) -> HeldUpload | None:
+        """Take into this session an upload the server holds for any session,
+        asked for by its full digest (what a link carries); None when no live
+        session (or one within its grace period) holds it."""
+        with self._lock:
+            self._prune()
+            if digest not in self._blobs:
+                return None
+            held = next(lease.uploads[digest] for lease in self._leases.values()
+                        if digest in lease.uploads)
+            lease = self._lease(session_id)
+            lease.uploads.pop(digest, None)
+            lease.uploads[digest] = held
+            return held
+
+    # ── open runs ────────────────────────────────────────────────────
+
+    def open(self, digest: str, read: Callable[[], bytes],
+             build: Callable[[bytes], Run]) -> Run:
+        """The open run of ``digest``; if not held, ``build(read())``.
+
+        ``read()`` gives the file's JSON bytes (decompressed, within the
+        app's own limit); the budget is checked against their opening peak
+        before anything is built. Opens run one at a time.
+        """
+        with self._lock:
+            held = self._runs.get(digest)
+            if held is not None:
+                self._runs.move_to_end(digest)
+                return held.run
+        with self._opening:
+            with self._lock:
+                held = self._runs.get(digest)
+                if held is not None:
+                    self._runs.move_to_end(digest)
+                    return held.run
+            data = read()
+            with self._lock:
+                self._prune()
+                need = int(len(data) * OPENING_PER_BYTE)
+                self._make_room(need, what="opening this run")
+                self._reserved = need
+            try:
+                run = build(data)
+            finally:
+                with self._lock:
+                    self._reserved = 0
+            with self._lock:
+                self._runs[digest] = _Entry(run, int(len(data) * RETAINED_PER_BYTE))
+            return run
+
+    def memo(self, digest: str, key: Any, build: Callable[[], Any]) -> Any:
+        """A value derived from the run ``digest``, built once and dropped with the run."""
+        with self._lock:
+            entry = self._runs.get(digest)
+            if entry is not None and key in entry.memo:
+                return entry.memo[key]
+        value = build()
+        if entry is not None:
+            with self._lock:
+                value = entry.memo.setdefault(key, value)
+        return value
+
+    def holds_run(self, digest: str) -> bool:
+        with self._lock:
+            return digest in self._runs
+
+    # ── inside ───────────────────────────────────────────────────────
+
+    def _lease(self, session_id: str) -> Lease:
+        lease = self._leases.get(session_id)
+        if lease is None:
+            lease = self._leases[session_id] = Lease(session_id)
+        lease.gone_since = None
+        return lease
+
+    def _usage(self) -> Usage:
+        return Usage(runs_bytes=sum(e.cost for e in self._runs.values()),
+                     uploads_bytes=sum(len(b) for b in self._blobs.values()),
+                     budget_bytes=self.budget_bytes, runs=len(self._runs),
+                     sessions=len(self._leases))
+
+    def _prune(self) -> None:
+        """Drop the leases of sessions gone longer than the grace period."""
+        now = self._clock()
+        for session_id, lease in list(self._leases.items()):
+            if self._is_live(session_id):
+                lease.gone_since = None
+            elif lease.gone_since is None:
+                lease.gone_since = now
+            elif now - lease.gone_since >= self._grace_s:
+                del self._leases[session_id]
+        self._drop_unheld_blobs()
+
+    def _drop_unheld_blobs(self) -> None:
+        held = {digest for lease in self._leases.values() for digest in lease.uploads}
+        for digest in [d for d in self._blobs if d not in held]:
+            del self._blobs[digest]
+
+    def _make_room(self, need: int, what: str) -> None:
+        shown = {lease.current for lease in self._leases.values()}
+        while True:
+            usage = self._usage()
+            if usage.used_bytes + self._reserved + need <= self.budget_bytes:
+                return
+            spare = next((d for d in self._runs if d not in shown), None)
+            if spare is None:
+                raise OverBudget(
+                    f"the server's memory budget ({self.budget_bytes / MB:,.0f} MB) cannot hold "
+                    f"{what} (about {need / MB:,.0f} MB) now: {usage.used_bytes / MB:,.0f} MB "
+                    f"is in use by {usage.runs} open run(s) and uploads of {usage.sessions} "
+                    "session(s); try again later, or ask the operator to raise "
+                    "LENS_MEMORY_BUDGET_MB")
+            entry = self._runs.pop(spare)
+            if self._on_release is not None:
+                self._on_release(entry.run)

@@ -1,0 +1,70 @@
+"""The Timeline tab: every model call and tool call of the run on one time
+axis, the current step's calls outlined; a click on a bar goes to its step
+(drilling into the scope that holds it)."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import streamlit as st
+
+from lens.scopes import ROOT
+from lens.timeline import MODEL, TOOL, Timeline, build_timeline, span_position, spans_at
+from lens.timeline_figure import timeline_figure
+from lens_ui import session
+from lens_ui.runs import LoadedRun
+
+PLOT_CONFIG = {"displayModeBar": False, "scrollZoom": False}
+CLICKS = "lens.timeline.clicks"  # bumped after a handled click: a fresh chart key
+
+
+def timeline_panel(run: LoadedRun, profile: str, path: tuple[str, ...], position: int) -> None:
+    timeline = _timeline(run.choice.digest, run)
+    if not timeline.spans:
+        st.info("No model or tool call in this run carries a time, so there is no timeline "
+                "to draw.", icon=":material/timeline:")
+        return
+    here = run.scoped_steps(profile, path)
+    current = spans_at(run.step_map(profile, path), run.evidence, position)
+    calls = sum(1 for s in timeline.spans if s.kind == MODEL)
+    tools = len(timeline.spans) - calls
+    summary = (f"{calls} model call(s) and {tools} tool call(s) in {len(timeline.lanes)} "
+               f"scope(s); {timeline.failures} failed.")
+    if timeline.unplaced:
+        summary += f" {timeline.unplaced} call(s) carry no time and are not drawn."
+    st.caption(summary + " Outlined: this step's calls. Click a bar to go to its step.")
+    key = f"lens.timeline.{st.session_state.get(CLICKS, 0)}"
+    st.plotly_chart(timeline_figure(timeline, current), key=key,
+                    on_select=partial(_clicked, run, profile, key), selection_mode="points",
+                    config=PLOT_CONFIG)
+
+
+def _clicked(run: LoadedRun, profile: str, key: str) -> None:
+    points = _points(st.session_state.get(key))
+    st.session_state[CLICKS] = st.session_state.get(CLICKS, 0) + 1
+    if not points:
+        return
+    data = points[0].get("customdata") if isinstance(points[0], dict) else None
+    if not (isinstance(data, list) and len(data) == 2 and data[0] in (MODEL, TOOL)
+            and isinstance(data[1], int)):
+        return
+    everywhere = run.scoped_steps(profile, ROOT)
+    position = span_position(run.step_map(profile, ROOT), data[0], data[1])
+    place = everywhere.place(position) if position is not None else None
+    if place is None:
+        session.notice("That call has no step in this projection.")
+        return
+    session.move_to(place.path, place.index)
+    st.session_state[session.TAB] = session.STEPS_TAB
+
+
+def _points(state: object) -> list:
+    try:
+        return list(state["selection"]["points"])  # type: ignore[index]
+    except (KeyError, TypeError):
+        return []
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _timeline(digest: str, _run: LoadedRun) -> Timeline:
+    return build_timeline(_run.evidence)

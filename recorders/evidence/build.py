@@ -1,0 +1,902 @@
+"""The one forward pass that builds an :class:`EvidenceIndex` from a recording.
+
+One pass over the typed events (plus one over the boundary log for
+cross-references and stage positions), O(1) work per event apart from
+hashing the strings it carries. Nothing re-walks the log later: the views
+only index into what this built.
+
+Provenance is resolved while reading, never guessed later: a tool-result
+message names its tool call (``sourceId`` = ``toolCallId``); an assistant
+message is tied to the earlier model call in the same scope whose output is
+the same text (the recording carries no id for this, so the link says it was
+matched by content); a user message is tied to the turn's prompt, or, when a
+composition handed one step's output to the next, to that earlier output.
+Every searchable text (prompts, outputs, tool arguments and results,
+injections and their reasons, route reasons, errors) is stored once with the
+calls it was served in.
+
+Context events fire one subflow below the model call's scope
+(``sf-system-prompt``, ``sf-messages``, ``sf-tools``, ``sf-injection-engine``)
+and an Agent's final stage in ``final``; those segments are stripped to find
+their scope. With no typed stream, model and tool calls are read from the
+boundary log's ``llm.*`` / ``tool.*`` events instead.
+
+Malformed events (non-object payloads, wrong field types) never raise: the
+fields they lack are reported missing and the event is counted in
+``EvidenceIndex.anomalies``.
+
+The records are frozen to every reader; while this pass runs it is their only
+owner, and it fills them in through :func:`_fill` as later events complete
+them (an ``llm_end`` completes its ``llm_start``'s call).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Iterable, Mapping
+
+from recorders.evidence.records import (
+    MESSAGES,
+    SLOTS,
+    SOURCE_BOUNDARY,
+    SOURCE_NONE,
+    SOURCE_TYPED,
+    SYSTEM_PROMPT,
+    TOOLS,
+    ContextNote,
+    EvidenceIndex,
+    Eviction,
+    ModelCall,
+    Piece,
+    ScopeKey,
+    SearchEntry,
+    SlotComposition,
+    ToolCall,
+    Turn,
+)
+from recorders.evidence.stages import StageEvents, stage_events
+from recorders.loading import Recording
+from recorders.values import (
+    describe,
+    int_or_none,
+    is_number,
+    json_text,
+    number_or_none,
+    str_or_none,
+    unrooted,
+)
+
+_PREFIX = "agentfootprint."
+# Subflows a context event fires in, one level below the model call's scope.
+_CONTEXT_SEGMENTS = frozenset({"sf-system-prompt", "sf-messages", "sf-tools",
+                               "sf-injection-engine"})
+# An Agent's final stage: turn_end / iteration_end fire here.
+_FINAL_SEGMENT = "final"
+
+# Boundary event type -> typed short name, for the boundary-only fallback.
+_BOUNDARY_AS_TYPED = {
+    "llm.start": "stream.llm_start",
+    "llm.end": "stream.llm_end",
+    "tool.start": "stream.tool_start",
+    "tool.end": "stream.tool_end",
+    "context.injected": "context.injected",
+}
+
+# What a served piece is searchable as, by slot ("message" otherwise).
+_SEARCH_KIND_OF_SLOT = {SYSTEM_PROMPT: "system prompt", TOOLS: "tool offered"}
+
+# Typed event families kept as notes of the scope they fire in.
+_NOTED_FAMILIES = ("skill.", "tools.", "permission.", "validation.", "reliability.",
+                   "resilience.", "memory.")
+
+# Stands in until the stage positions are read (build_from_events adds them).
+_NO_STAGES = StageEvents([], [])
+
+# Lines of a structured value written into its search text at the most.
+_SEARCH_LINES = 10_000
+
+
+def run_id(recording: Recording) -> str:
+    """The run's id as people should see it: the envelope's, else the typed
+    stream's (the last, saying so, when there are several), else the engine
+    snapshot's."""
+    run = recording.run_info or {}
+    if isinstance(run.get("runId"), str):
+        return run["runId"]
+    ids = recording.typed_run_ids
+    if ids:
+        return ids[-1] if len(ids) == 1 else f"{ids[-1]} (last of {len(ids)})"
+    return recording.snapshot_run_id or "not recorded"
+
+
+def build_evidence_index(recording: Recording) -> EvidenceIndex:
+    """Build the index for a loaded :class:`recorders.loading.Recording`."""
+    return build_from_events(recording.typed_events, recording.boundary_events,
+                             lean=recording.is_lean,
+                             has_typed_stream=recording.has_typed_stream,
+                             complete=recording.complete)
+
+
+def build_from_events(typed_events: Iterable[Any], boundary_events: Iterable[Any] = (),
+                      *, lean: bool = False, has_typed_stream: bool = True,
+                      complete: bool | None = None) -> EvidenceIndex:
+    """Build the index from event lists as a file holds them (anything may be malformed)."""
+    typed = typed_events if isinstance(typed_events, list) else list(typed_events)
+    boundary = boundary_events if isinstance(boundary_events, list) else list(boundary_events)
+    builder = _Builder()
+    boundary_llm = builder.scan_boundary(boundary)
+    use_typed = has_typed_stream and any(
+        isinstance(e, dict) and e.get("type") == _PREFIX + "stream.llm_start" for e in typed)
+    if use_typed:
+        source = SOURCE_TYPED
+    elif boundary_llm:
+        source = SOURCE_BOUNDARY
+    else:
+        source = SOURCE_NONE  # prompts and errors may still be in the typed stream
+    if source == SOURCE_BOUNDARY:
+        for position, event in enumerate(boundary):
+            builder.feed_boundary_as_typed(position, event)
+    else:
+        for position, event in enumerate(typed):
+            builder.feed_typed(position, event)
+    index = builder.finish(source, boundary_llm, lean=lean, has_typed_stream=has_typed_stream,
+                           complete=complete, has_boundary=bool(boundary))
+    # The typed events the steps can cite are those of the run they show.
+    return replace(index, stages=stage_events(boundary, typed, index.shown_run,
+                                              several_runs=index.shown_run is not None))
+
+
+def _fill(record: Any, **fields: Any) -> None:
+    """Complete fields of a record this pass is still building."""
+    for name, value in fields.items():
+        object.__setattr__(record, name, value)
+
+
+class _PendingSlot:
+    """A slot being composed for the next call in a scope (sealed at llm_start)."""
+
+    __slots__ = ("slot", "pieces", "composed", "closed")
+
+    def __init__(self, slot: str) -> None:
+        self.slot = slot
+        self.pieces: list[Piece] = []
+        self.composed: dict[str, Any] = {}  # SlotComposition fields from slot_composed
+        self.closed = False  # a slot_composed event (or the call) ended it
+
+    def seal(self) -> SlotComposition:
+        return SlotComposition(slot=self.slot, pieces=tuple(self.pieces), **self.composed)
+
+
+class _ScopeState:
+    """Per scope: what is being composed for the next call, and the last calls."""
+
+    __slots__ = ("pending", "evaluated", "evaluated_at", "evictions", "notes",
+                 "last_started", "last_ended", "open_call", "count", "turn",
+                 "outputs", "open_tools")
+
+    def __init__(self) -> None:
+        self.pending: dict[str, _PendingSlot] = {}
+        self.evaluated: Mapping[str, Any] | None = None
+        self.evaluated_at: int | None = None
+        self.evictions: list[Eviction] = []
+        self.notes: list[ContextNote] = []
+        self.last_started: ModelCall | None = None
+        self.last_ended: ModelCall | None = None
+        self.open_call: ModelCall | None = None
+        self.count = 0
+        self.turn: Turn | None = None
+        self.outputs: dict[str, int] = {}       # output text -> latest call id
+        self.open_tools: dict[str, ToolCall] = {}  # toolCallId -> open tool call
+
+
+def _run_id_of(meta: dict) -> Any:
+    """``meta.runId`` as a hashable key: a string or number as recorded, else its text."""
+    run_id = meta.get("runId")
+    if run_id is not None and (not isinstance(run_id, (str, int, float))
+                               or isinstance(run_id, bool)):
+        return json_text(run_id)
+    return run_id
+
+
+def _tool_call_id(value: Any) -> str | None:
+    """A ``toolCallId`` as text (a string or a whole number as recorded), else None."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+class _Builder:
+    """The one forward pass. Each handler does O(1) work per event."""
+
+    def __init__(self) -> None:
+        self.calls: list[ModelCall] = []
+        self.tools: list[ToolCall] = []
+        self.turns: list[Turn] = []
+        self.entries: list[SearchEntry] = []
+        self.anomalies: list[str] = []
+        self.scopes: dict[ScopeKey, _ScopeState] = {}
+        self.run_ids: dict[Any, None] = {}
+        self.calls_by_stage: dict[str, list[int]] = {}
+        self.asked: dict[int, list[int]] = {}  # model call id -> the tool calls it asked for
+        self.tools_by_run_id: dict[tuple[Any, str], ToolCall] = {}
+        self.tools_by_scope_id: dict[tuple[ScopeKey, str], ToolCall] = {}
+        self.outputs_by_run: dict[Any, dict[str, int]] = {}
+        self.prompts_by_scope: dict[ScopeKey, str] = {}
+        self.pieces_by_hash: dict[tuple[ScopeKey, str], Piece] = {}
+        self.served: dict[tuple, int] = {}  # de-duplicated context entries -> entry position
+        self.served_in: dict[int, list[int]] = {}  # entry position -> calls served it
+        self.fatal: list[tuple[Any, str, int]] = []
+        self.summary_only = 0
+        self.no_text = 0
+        self.current_run: Any = None
+
+    # ── boundary pass (cross-references and stage positions) ──
+    def scan_boundary(self, boundary: list) -> set[tuple[str, float]]:
+        seen: set[tuple[str, float]] = set()
+        for event in boundary:
+            if not isinstance(event, dict):
+                continue
+            kind = event.get("type")
+            if kind == "llm.start":
+                rid, ts = event.get("runtimeStageId"), event.get("ts")
+                if isinstance(rid, str) and is_number(ts):
+                    seen.add((rid, ts))
+            elif kind == "decision.branch":
+                rationale = event.get("rationale")
+                if isinstance(rationale, str) and rationale:
+                    self.entries.append(SearchEntry(
+                        "route reason", rationale, event_index=None,
+                        ts=number_or_none(event.get("ts")),
+                        label=f"decision {str_or_none(event.get('decider')) or ''} → "
+                              f"{str_or_none(event.get('chosen')) or ''}".strip()))
+        return seen
+
+    # ── typed events ──
+    def feed_typed(self, position: int, event: Any) -> None:
+        if not isinstance(event, dict):
+            self.anomalies.append(f"events[{position}]: not an object; skipped")
+            return
+        kind = event.get("type")
+        if not isinstance(kind, str):
+            self.anomalies.append(f"events[{position}]: no type; skipped")
+            return
+        meta = event.get("meta")
+        if not isinstance(meta, dict):
+            meta = {}
+        self._dispatch(position, kind, event.get("payload"), meta)
+
+    def feed_boundary_as_typed(self, position: int, event: Any) -> None:
+        if not isinstance(event, dict):
+            return
+        short = _BOUNDARY_AS_TYPED.get(event.get("type"))
+        if short is None:
+            return
+        path = event.get("subflowPath")
+        if isinstance(path, list):
+            path = list(unrooted(path))
+        meta = {"runtimeStageId": event.get("runtimeStageId"), "subflowPath": path,
+                "wallClockMs": event.get("ts")}
+        self._dispatch(position, short, event, meta)
+
+    def _dispatch(self, position: int, kind: str, payload: Any, meta: dict) -> None:
+        """Hand an event to its handler; ``kind`` is its type with or without
+        the ``agentfootprint.`` prefix (the handler table knows both)."""
+        handler = _HANDLERS.get(kind)
+        run_id = _run_id_of(meta)
+        if run_id not in self.run_ids:
+            self.run_ids[run_id] = None
+        self.current_run = run_id
+        if handler is None:
+            short = _short_type(kind)
+            if short.startswith(_NOTED_FAMILIES):
+                self._note(position, short, payload, meta)
+            return
+        if not isinstance(payload, dict):
+            self.anomalies.append(f"events[{position}] ({_short_type(kind)}): payload is "
+                                  f"{'missing' if payload is None else describe(payload)}, not an object")
+            payload = {}
+        handler(self, position, payload, meta)
+
+    # helpers
+    def _path(self, meta: dict) -> tuple[str, ...]:
+        path = meta.get("subflowPath")
+        if isinstance(path, list):
+            return tuple(map(str, path))
+        return ()
+
+    def _scope_key(self, meta: dict, strip: frozenset[str] | None = None) -> ScopeKey:
+        path = self._path(meta)
+        if strip and path and path[-1] in strip:
+            path = path[:-1]
+        return (self.current_run, path)
+
+    def _state(self, key: ScopeKey) -> _ScopeState:
+        state = self.scopes.get(key)
+        if state is None:
+            state = self.scopes[key] = _ScopeState()
+        return state
+
+    def _ask(self, asker: ModelCall | None, tool: ToolCall) -> None:
+        """Record that ``asker`` asked for ``tool`` (the tool's ``requested_by``)."""
+        if asker is not None:
+            self.asked.setdefault(asker.id, []).append(tool.id)
+
+    def _note(self, position: int, short: str, payload: Any, meta: dict) -> None:
+        note = ContextNote(short, payload, position, number_or_none(meta.get("wallClockMs")))
+        key = self._scope_key(meta, _CONTEXT_SEGMENTS)
+        state = self._state(key)
+        tool = None
+        if isinstance(payload, dict) and isinstance(payload.get("toolCallId"), str):
+            tool = state.open_tools.get(payload["toolCallId"]) or \
+                self.tools_by_run_id.get((key[0], payload["toolCallId"]))
+        if tool is None and state.open_tools:
+            tool = next(reversed(state.open_tools.values()))
+        if tool is not None:
+            _fill(tool, notes=tool.notes + (note,))
+        else:
+            state.notes.append(note)
+        if short == "skill.rejected" and isinstance(payload, dict):
+            text = (f"skill {str_or_none(payload.get('requestedId'))!s} rejected from "
+                    f"{str_or_none(payload.get('currentSkillId'))!s}; allowed: "
+                    f"{_join(payload.get('allowed'))}")
+            self.entries.append(SearchEntry("route reason", text, event_index=position,
+                                            ts=note.ts, tool=tool.id if tool else None,
+                                            call=tool.requested_by if tool else None,
+                                            label="skill.rejected"))
+
+    # ── context ──
+    def on_injected(self, position: int, p: dict, meta: dict) -> None:
+        key = self._scope_key(meta, _CONTEXT_SEGMENTS)
+        state = self._state(key)
+        missing: list[str] = []
+        slot = str_or_none(p.get("slot"))
+        if slot is None:
+            missing.append("slot")
+            slot = _slot_from_path(self._path(meta)) or "unknown"
+        content = p.get("rawContent")
+        summary_only = False
+        if not isinstance(content, str):
+            if content is not None:
+                content = json_text(content)
+            else:
+                missing.append("rawContent")
+                summary = p.get("contentSummary")
+                if isinstance(summary, str):
+                    content, summary_only = summary, True
+                    self.summary_only += 1
+                else:
+                    missing.append("contentSummary")
+                    content = None
+                    self.no_text += 1
+        source = str_or_none(p.get("source"))
+        if source is None:
+            missing.append("source")
+        reason = str_or_none(p.get("reason"))
+        if reason is None:
+            missing.append("reason")
+        piece = Piece(slot=slot, source=source, source_id=str_or_none(p.get("sourceId")),
+                      role=str_or_none(p.get("asRole")), reason=reason, content=content,
+                      content_is_summary=summary_only,
+                      content_hash=str_or_none(p.get("contentHash")),
+                      position=int_or_none(p.get("position")),
+                      recency=str_or_none(p.get("asRecency")),
+                      event_index=position, ts=number_or_none(meta.get("wallClockMs")),
+                      missing=tuple(missing))
+        piece = self._linked(piece, key, state)
+        pending = state.pending.get(slot)
+        if pending is None or pending.closed:
+            pending = state.pending[slot] = _PendingSlot(slot)
+        pending.pieces.append(piece)
+        if piece.content_hash is not None:
+            self.pieces_by_hash[(key, piece.content_hash)] = piece
+
+    def _linked(self, piece: Piece, key: ScopeKey, state: _ScopeState) -> Piece:
+        """``piece`` with its provenance: the tool call whose result it is, the
+        call that wrote it, or the prompt or earlier output it repeats."""
+        if piece.slot != MESSAGES:
+            return piece
+        if piece.is_tool_result and piece.source_id is not None:
+            tool = self.tools_by_scope_id.get((key, piece.source_id))
+            if tool is None:
+                tool = self.tools_by_run_id.get((key[0], piece.source_id))
+            return piece if tool is None else piece._replace(tool_call=tool.id)
+        if piece.content is None or piece.content_is_summary:
+            return piece
+        if piece.role == "assistant" or piece.source == "assistant":
+            return piece._replace(written_by=state.outputs.get(piece.content))
+        if piece.role == "user" or piece.source == "user":
+            prompt = self.prompts_by_scope.get(key)
+            if prompt is not None and prompt == piece.content:
+                return piece._replace(from_user_prompt=True)
+            return piece._replace(matches_output_of=self.outputs_by_run.get(key[0], {})
+                                  .get(piece.content))
+        return piece
+
+    def on_slot_composed(self, position: int, p: dict, meta: dict) -> None:
+        key = self._scope_key(meta, _CONTEXT_SEGMENTS)
+        state = self._state(key)
+        slot = str_or_none(p.get("slot")) or _slot_from_path(self._path(meta)) or "unknown"
+        pending = state.pending.get(slot)
+        if pending is None or pending.closed:
+            pending = state.pending[slot] = _PendingSlot(slot)
+        missing = []
+        budget = p.get("budget")
+        budget = budget if isinstance(budget, dict) else None
+        if budget is None:
+            missing.append("budget")
+        breakdown = p.get("sourceBreakdown")
+        dropped_count = int_or_none(p.get("droppedCount"))
+        if dropped_count is None:
+            missing.append("droppedCount")
+        dropped = p.get("droppedSummaries")
+        dropped = tuple(dropped) if isinstance(dropped, list) else None
+        if dropped is None:
+            missing.append("droppedSummaries")
+        pending.composed = dict(
+            budget=budget,
+            source_breakdown=breakdown if isinstance(breakdown, dict) else None,
+            dropped_count=dropped_count, dropped_summaries=dropped,
+            ordering=str_or_none(p.get("orderingStrategy")),
+            iteration=int_or_none(p.get("iteration")),
+            composed_event_index=position, missing=tuple(missing))
+        pending.closed = True
+
+    def on_evaluated(self, position: int, p: dict, meta: dict) -> None:
+        state = self._state(self._scope_key(meta, _CONTEXT_SEGMENTS))
+        state.evaluated, state.evaluated_at = p, position
+        ts = number_or_none(meta.get("wallClockMs"))
+        move = p.get("cursorMove")
+        if isinstance(move, dict):
+            text = (f"skill cursor → {str_or_none(move.get('to'))!s} by "
+                    f"{str_or_none(move.get('by'))!s}; reachable: {_join(move.get('reachable'))}")
+            self.entries.append(SearchEntry("route reason", text, event_index=position, ts=ts,
+                                            label="context.evaluated cursorMove"))
+        routing = p.get("routing")
+        if isinstance(routing, list):
+            for row in routing:
+                if isinstance(row, dict) and isinstance(row.get("label"), str):
+                    self.entries.append(SearchEntry(
+                        "route reason", row["label"], event_index=position, ts=ts,
+                        label=f"routing {str_or_none(row.get('from')) or ''} → "
+                              f"{str_or_none(row.get('injectionId')) or ''}".strip()))
+
+    def on_evicted(self, position: int, p: dict, meta: dict) -> None:
+        key = self._scope_key(meta, _CONTEXT_SEGMENTS)
+        state = self._state(key)
+        content_hash = str_or_none(p.get("contentHash"))
+        earlier = self.pieces_by_hash.get((key, content_hash)) if content_hash else None
+        state.evictions.append(Eviction(
+            slot=str_or_none(p.get("slot")), content_hash=content_hash,
+            reason=str_or_none(p.get("reason")),
+            survival_ms=number_or_none(p.get("survivalMs")), event_index=position,
+            pieces=(earlier,) if earlier is not None else ()))
+
+    def on_budget_pressure(self, position: int, p: dict, meta: dict) -> None:
+        state = self._state(self._scope_key(meta, _CONTEXT_SEGMENTS))
+        state.notes.append(ContextNote("context.budget_pressure", p, position,
+                                       number_or_none(meta.get("wallClockMs"))))
+
+    # ── model calls ──
+    def on_llm_start(self, position: int, p: dict, meta: dict) -> None:
+        key = self._scope_key(meta)
+        state = self._state(key)
+        rid = str_or_none(meta.get("runtimeStageId"))
+        previous = state.last_started
+        comp_path = meta.get("compositionPath")
+        tools_offered = p.get("tools")
+        # The served context: what was composed since the previous call; slots
+        # not recomposed carry over from it.
+        slots = {slot: pending.seal() for slot, pending in state.pending.items()}
+        if previous is not None:
+            for slot, composition in previous.slots.items():
+                if slot not in slots:
+                    slots[slot] = _carried(composition, previous.id)
+        call = ModelCall(
+            id=len(self.calls), run_id=key[0], scope=key[1], runtime_stage_id=rid,
+            composition_path=tuple(map(str, comp_path)) if isinstance(comp_path, list) else None,
+            ordinal_in_scope=state.count + 1,
+            previous_in_scope=previous.id if previous is not None else None,
+            start_event_index=position, ts_start=number_or_none(meta.get("wallClockMs")),
+            iteration=int_or_none(p.get("iteration")), model=str_or_none(p.get("model")),
+            provider=str_or_none(p.get("provider")),
+            system_prompt_chars=number_or_none(p.get("systemPromptChars")),
+            messages_count=number_or_none(p.get("messagesCount")),
+            tools_count=number_or_none(p.get("toolsCount")),
+            tools_offered=tuple(tools_offered) if isinstance(tools_offered, list) else None,
+            slots=slots, evaluated=state.evaluated, evaluated_event_index=state.evaluated_at,
+            evictions=tuple(state.evictions), notes=tuple(state.notes),
+            user_prompt=state.turn.user_prompt if state.turn is not None else None,
+            turn_index=state.turn.turn_index if state.turn is not None else None,
+        )
+        missing = tuple(name for name, value in (
+            ("runtimeStageId", rid), ("model", call.model), ("provider", call.provider),
+            ("wallClockMs", call.ts_start)) if value is None)
+        if missing:
+            _fill(call, missing=missing)
+        if state.open_call is not None:
+            self.anomalies.append(f"events[{position}]: a model call started in a scope whose "
+                                  f"previous call (events[{state.open_call.start_event_index}]) "
+                                  "had not ended")
+        state.pending, state.evaluated, state.evaluated_at = {}, None, None
+        state.evictions, state.notes = [], []
+        state.last_started = state.open_call = call
+        state.count += 1
+        self.calls.append(call)
+        if rid is not None:
+            self.calls_by_stage.setdefault(rid, []).append(call.id)
+        for composition in slots.values():
+            if composition.origin != "fresh":
+                continue
+            for piece in composition.pieces:
+                self._served_entry(piece, key, call.id)
+
+    def _served_entry(self, piece: Piece, key: ScopeKey, call_id: int) -> None:
+        if piece.content is None:
+            return
+        piece_key = piece.key
+        dedupe = (key, piece.slot, piece_key, piece.content)
+        at = self.served.get(dedupe)
+        if at is None:
+            label = piece.role or piece.source or ""
+            if piece.source_id:
+                label = f"{label} {piece.source_id}".strip()
+            at = self.served[dedupe] = len(self.entries)
+            self.served_in[at] = []
+            self.entries.append(SearchEntry(
+                _SEARCH_KIND_OF_SLOT.get(piece.slot, "message"), piece.content, call=call_id,
+                event_index=piece.event_index, ts=piece.ts, label=label, tool=piece.tool_call))
+        self.served_in[at].append(call_id)
+        if piece.reason and piece.slot != MESSAGES:
+            rkey = (key, piece.slot, piece_key, "reason", piece.reason)
+            if rkey not in self.served:
+                self.served[rkey] = len(self.entries)
+                self.entries.append(SearchEntry("injection reason", piece.reason, call=call_id,
+                                                event_index=piece.event_index, ts=piece.ts,
+                                                label=piece.source or ""))
+
+    def on_llm_end(self, position: int, p: dict, meta: dict) -> None:
+        key = self._scope_key(meta)
+        state = self._state(key)
+        call = state.open_call
+        rid = str_or_none(meta.get("runtimeStageId"))
+        if call is None or (rid is not None and call.runtime_stage_id not in (None, rid)):
+            self.anomalies.append(f"events[{position}]: a model call ended that never started "
+                                  "in this scope; ignored")
+            return
+        missing = list(call.missing)
+        content = p.get("content")
+        output = content if isinstance(content, str) else (
+            None if content is None else json_text(content))
+        if content is None:
+            missing.append("content")
+        usage = p.get("usage")
+        usage = usage if isinstance(usage, dict) else None
+        stop_reason = str_or_none(p.get("stopReason"))
+        duration_ms = number_or_none(p.get("durationMs"))
+        tool_call_count = number_or_none(p.get("toolCallCount"))
+        for name, value in (("usage", usage), ("stopReason", stop_reason),
+                            ("durationMs", duration_ms), ("toolCallCount", tool_call_count)):
+            if value is None:
+                missing.append(name)
+        _fill(call, ended=True, end_event_index=position,
+              ts_end=number_or_none(meta.get("wallClockMs")), output=output, usage=usage,
+              stop_reason=stop_reason, duration_ms=duration_ms,
+              tool_call_count=tool_call_count, missing=tuple(missing))
+        state.open_call, state.last_ended = None, call
+        if output is not None:
+            state.outputs[output] = call.id
+            self.outputs_by_run.setdefault(key[0], {})[output] = call.id
+            self.entries.append(SearchEntry("model output", output, call=call.id,
+                                            event_index=position, ts=call.ts_end,
+                                            label=call.model or ""))
+
+    def on_tool_start(self, position: int, p: dict, meta: dict) -> None:
+        key = self._scope_key(meta)
+        state = self._state(key)
+        asker = state.last_ended
+        tcid = _tool_call_id(p.get("toolCallId"))
+        name = str_or_none(p.get("toolName"))
+        missing = [field for field, value in (("toolCallId", tcid), ("toolName", name))
+                   if value is None]
+        if "args" not in p:
+            missing.append("args")
+        tool = ToolCall(
+            id=len(self.tools), tool_call_id=tcid, name=name, args=p.get("args"), result=None,
+            error=None, duration_ms=None, requested_by=asker.id if asker is not None else None,
+            run_id=key[0], scope=key[1],
+            runtime_stage_id=str_or_none(meta.get("runtimeStageId")),
+            start_event_index=position, end_event_index=None,
+            ts_start=number_or_none(meta.get("wallClockMs")), missing=tuple(missing))
+        self.tools.append(tool)
+        self._ask(asker, tool)
+        if tcid is not None:
+            state.open_tools[tcid] = tool
+            self.tools_by_scope_id[(key, tcid)] = tool
+            self.tools_by_run_id[(key[0], tcid)] = tool
+        if "args" in p:
+            self.entries.append(SearchEntry("tool arguments", _search_text(p.get("args")),
+                                            call=tool.requested_by, tool=tool.id,
+                                            event_index=position, ts=tool.ts_start,
+                                            label=name or ""))
+
+    def on_tool_end(self, position: int, p: dict, meta: dict) -> None:
+        key = self._scope_key(meta)
+        state = self._state(key)
+        tcid = _tool_call_id(p.get("toolCallId"))
+        tool = state.open_tools.pop(tcid, None) if tcid is not None else None
+        if tool is None and tcid is not None:
+            tool = self.tools_by_scope_id.get((key, tcid)) or \
+                self.tools_by_run_id.get((key[0], tcid))
+            if tool is not None and tool.ended:
+                tool = None  # a second end for the same id: kept apart below
+        if tool is None and tcid is None and state.open_tools:
+            # No id recorded: the most recent open tool call in this scope ended.
+            tool = state.open_tools.pop(next(reversed(state.open_tools)))
+        if tool is None:
+            self.anomalies.append(f"events[{position}]: a tool call ended that never started; "
+                                  "kept without its start")
+            asker = state.last_ended
+            tool = ToolCall(id=len(self.tools), tool_call_id=tcid, name=None, args=None,
+                            result=None, error=None, duration_ms=None,
+                            requested_by=asker.id if asker else None, run_id=key[0],
+                            scope=key[1],
+                            runtime_stage_id=str_or_none(meta.get("runtimeStageId")),
+                            start_event_index=None, end_event_index=None, ts_start=None,
+                            missing=("tool_start", "toolName", "args"))
+            self.tools.append(tool)
+            self._ask(asker, tool)
+        missing = list(tool.missing)
+        if "result" not in p:
+            missing.append("result")
+        error = p.get("error")
+        duration_ms = number_or_none(p.get("durationMs"))
+        if duration_ms is None:
+            missing.append("durationMs")
+        _fill(tool, ended=True, end_event_index=position,
+              ts_end=number_or_none(meta.get("wallClockMs")),
+              result=p.get("result") if "result" in p else tool.result,
+              error=error if isinstance(error, bool) else False, duration_ms=duration_ms,
+              missing=tuple(missing))
+        if "result" in p:
+            self.entries.append(SearchEntry("tool result", _search_text(tool.result),
+                                            call=tool.requested_by, tool=tool.id,
+                                            event_index=position, ts=tool.ts_end,
+                                            label=tool.name or ""))
+
+    # ── agent / composition ──
+    def on_turn_start(self, position: int, p: dict, meta: dict) -> None:
+        key = self._scope_key(meta)
+        prompt = p.get("userPrompt")
+        prompt = prompt if isinstance(prompt, str) else (None if prompt is None
+                                                         else json_text(prompt))
+        turn = Turn(run_id=key[0], scope=key[1], turn_index=int_or_none(p.get("turnIndex")),
+                    user_prompt=prompt, event_index=position)
+        self._state(key).turn = turn
+        self.turns.append(turn)
+        if prompt is not None:
+            self.prompts_by_scope[key] = prompt
+            self.entries.append(SearchEntry("user prompt", prompt, event_index=position,
+                                            ts=number_or_none(meta.get("wallClockMs")),
+                                            label="user"))
+
+    def on_turn_end(self, position: int, p: dict, meta: dict) -> None:
+        state = self._state(self._scope_key(meta, frozenset({_FINAL_SEGMENT})))
+        turn = state.turn
+        if turn is None:
+            return
+        final = str_or_none(p.get("finalContent"))
+        last = state.last_ended
+        _fill(turn, final_content=final)
+        if last is not None and (final is None or last.output == final):
+            _fill(turn, final_call=last.id)
+
+    def on_route_decided(self, position: int, p: dict, meta: dict) -> None:
+        state = self._state(self._scope_key(meta))
+        if state.last_ended is not None:
+            _fill(state.last_ended, route=p)
+        rationale = p.get("rationale")
+        if isinstance(rationale, str):
+            self.entries.append(SearchEntry(
+                "route reason", rationale, event_index=position,
+                call=state.last_ended.id if state.last_ended else None,
+                ts=number_or_none(meta.get("wallClockMs")),
+                label=f"route → {str_or_none(p.get('chosen')) or '?'}"))
+
+    def on_composition_route(self, position: int, p: dict, meta: dict) -> None:
+        rationale = p.get("rationale")
+        if isinstance(rationale, str):
+            self.entries.append(SearchEntry(
+                "route reason", rationale, event_index=position,
+                ts=number_or_none(meta.get("wallClockMs")),
+                label=f"{str_or_none(p.get('conditionalId')) or 'conditional'} → "
+                      f"{str_or_none(p.get('chosen')) or '?'}"))
+
+    def on_fatal(self, position: int, p: dict, meta: dict) -> None:
+        text = json_text(p.get("error"))
+        self.fatal.append((self.current_run, text, position))
+        self.entries.append(SearchEntry("error", text, event_index=position,
+                                        ts=number_or_none(meta.get("wallClockMs")),
+                                        label="error.fatal"))
+
+    # ── finish ──
+    def finish(self, source: str, boundary_llm: set[tuple[str, float]], *, lean: bool,
+               has_typed_stream: bool, complete: bool | None,
+               has_boundary: bool) -> EvidenceIndex:
+        run_ids = tuple(r for r in self.run_ids if r is not None) or tuple(self.run_ids)
+        for run_id, text, position in self.fatal:
+            for state in self.scopes.values():
+                call = state.open_call
+                if call is not None and call.run_id == run_id:
+                    _fill(call, failure=text)
+        tools_by_stage: dict[str, list[int]] = {}
+        for tool in self.tools:
+            if tool.runtime_stage_id is not None:
+                tools_by_stage.setdefault(tool.runtime_stage_id, []).append(tool.id)
+        for call in self.calls:
+            asked = self.asked.get(call.id)
+            if asked:
+                _fill(call, tool_calls=tuple(asked))
+            if not call.ended:
+                _fill(call, missing=call.missing + ("llm_end",))
+            if has_boundary and call.runtime_stage_id is not None and call.ts_start is not None:
+                _fill(call, in_boundary_log=(call.runtime_stage_id, call.ts_start)
+                      in boundary_llm)
+        for at, calls in self.served_in.items():
+            _fill(self.entries[at], served_in=tuple(calls))
+        several_runs = len(run_ids) > 1
+        shown_run = run_ids[-1] if several_runs else None
+        notices = _notices(source, lean=lean, has_typed_stream=has_typed_stream,
+                           complete=complete, run_ids=run_ids,
+                           typed_gaps=_typed_gaps(self.calls, self.tools, self.summary_only
+                                                  + self.no_text),
+                           has_boundary=has_boundary, fatal=self.fatal)
+        return EvidenceIndex(
+            source=source, calls=tuple(self.calls), tool_calls=tuple(self.tools),
+            turns=tuple(self.turns), search_entries=tuple(self.entries),
+            notices=tuple(notices), anomalies=tuple(self.anomalies), run_ids=run_ids,
+            lean=lean, stages=_NO_STAGES, shown_run=shown_run,
+            calls_by_stage={rid: tuple(ids) for rid, ids in self.calls_by_stage.items()},
+            tools_by_stage={rid: tuple(ids) for rid, ids in tools_by_stage.items()})
+
+
+def _carried(composition: SlotComposition, previous_id: int) -> SlotComposition:
+    """The previous call's composition of a slot that was not recomposed."""
+    if composition.origin == "carried":
+        return composition  # already says which call composed it
+    return SlotComposition(
+        slot=composition.slot, pieces=composition.pieces, budget=composition.budget,
+        source_breakdown=composition.source_breakdown,
+        dropped_count=composition.dropped_count,
+        dropped_summaries=composition.dropped_summaries, ordering=composition.ordering,
+        iteration=composition.iteration, composed_event_index=composition.composed_event_index,
+        origin="carried", carried_from=previous_id, missing=composition.missing)
+
+
+_HANDLERS = {
+    "context.injected": _Builder.on_injected,
+    "context.slot_composed": _Builder.on_slot_composed,
+    "context.evaluated": _Builder.on_evaluated,
+    "context.evicted": _Builder.on_evicted,
+    "context.budget_pressure": _Builder.on_budget_pressure,
+    "stream.llm_start": _Builder.on_llm_start,
+    "stream.llm_end": _Builder.on_llm_end,
+    "stream.tool_start": _Builder.on_tool_start,
+    "stream.tool_end": _Builder.on_tool_end,
+    "agent.turn_start": _Builder.on_turn_start,
+    "agent.turn_end": _Builder.on_turn_end,
+    "agent.route_decided": _Builder.on_route_decided,
+    "composition.route_decided": _Builder.on_composition_route,
+    "error.fatal": _Builder.on_fatal,
+}
+# Typed events name their type in full; looking that up directly spares
+# cutting the prefix off every event's type.
+_HANDLERS.update({_PREFIX + short: handler for short, handler in list(_HANDLERS.items())})
+
+
+def _typed_gaps(calls: list[ModelCall], tools: list[ToolCall], pieces_without_text: int
+                ) -> list[str]:
+    """What the typed stream itself lacks, counted (for the lean notice)."""
+    gaps = []
+    if pieces_without_text:
+        gaps.append(f"{pieces_without_text} injected piece(s) without their full text")
+    outputs = sum(1 for c in calls if c.ended and c.output is None)
+    if outputs:
+        gaps.append(f"{outputs} model output(s) not recorded")
+    args = sum(1 for t in tools if "args" in t.missing)
+    results = sum(1 for t in tools if t.ended and "result" in t.missing)
+    if args:
+        gaps.append(f"{args} tool call(s) without arguments")
+    if results:
+        gaps.append(f"{results} tool result(s) not recorded")
+    return gaps
+
+
+def _notices(source: str, *, lean: bool, has_typed_stream: bool, complete: bool | None,
+             run_ids: tuple, typed_gaps: list[str], has_boundary: bool,
+             fatal: list) -> list[str]:
+    """What the recording does not carry, in plain words, for every panel."""
+    notices: list[str] = []
+    if source == SOURCE_NONE:
+        if not has_typed_stream:
+            notices.append("This recording has no typed event stream and its boundary log has "
+                           "no model calls: there is no served context to show.")
+        else:
+            notices.append("No model call was recorded (no stream.llm_start events): there is "
+                           "no served context to show.")
+    elif source == SOURCE_BOUNDARY:
+        text = ("No typed event stream: model calls are read from the boundary log. Per-slot "
+                "budgets and drops (context.slot_composed), skill evaluation "
+                "(context.evaluated), evictions and the offered tools' descriptions are not "
+                "recorded there; each context piece carries only the recorder's short summary, "
+                "not its full text, so messages cannot be traced to the call that wrote them.")
+        if lean:
+            text += (" This boundary log is lean: it carries no summaries, outputs, tool "
+                     "arguments or results either.")
+        notices.append(text)
+    elif lean:
+        text = ("Lean recording: the boundary log carries no payloads (no subflow payloads, "
+                "model outputs, tool arguments or results, or injection summaries). "
+                "Everything shown here comes from the typed event stream")
+        if typed_gaps:
+            text += ", which lacks some of it too: " + "; ".join(typed_gaps) + "."
+        else:
+            text += ", which this file carries in full."
+        notices.append(text)
+    if source == SOURCE_TYPED and typed_gaps and not lean:
+        notices.append("The typed event stream lacks some content: " + "; ".join(typed_gaps)
+                       + ".")
+    if len(run_ids) > 1:
+        notices.append(f"The typed stream holds {len(run_ids)} runs; the boundary log, and so "
+                       "the steps, cover only the last. Calls of earlier runs have no step.")
+    if complete is False:
+        notices.append("The run did not complete (complete: false): the last call may have no "
+                       "output.")
+    if fatal:
+        notices.append(f"The run failed: {len(fatal)} fatal error(s) recorded (error.fatal).")
+    if source != SOURCE_NONE and not has_boundary:
+        notices.append("No boundary log: model calls cannot be tied to steps.")
+    return notices
+
+
+# ─── Small helpers ─────────────────────────────────────────────────────
+
+
+def _join(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) or "none"
+    return "not recorded" if value is None else str(value)
+
+
+def _search_text(value: Any) -> str:
+    """Text to search in a JSON value: strings as they are; objects and lists as
+    one ``path: value`` line per leaf, so quotes in values stay unescaped."""
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, (dict, list)):
+        return json_text(value)
+    lines: list[str] = []
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack and len(lines) < _SEARCH_LINES:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((f"{path}.{k}" if path else str(k), v)
+                         for k, v in reversed(list(node.items())))
+        elif isinstance(node, list):
+            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(node))))
+        else:
+            lines.append(f"{path}: {json_text(node)}")
+    return "\n".join(lines)
+
+
+def _short_type(kind: str) -> str:
+    """``agentfootprint.context.injected`` → ``context.injected``."""
+    return kind[len(_PREFIX):] if kind.startswith(_PREFIX) else kind
+
+
+def _slot_from_path(path: tuple[str, ...]) -> str | None:
+    if path and path[-1].startswith("sf-"):
+        name = path[-1][3:]
+        return name if name in SLOTS else None
+    return None

@@ -1,0 +1,374 @@
+"""The evidence records: what each model call was served, said and asked for.
+
+These are the one definition of a model call and a tool call in the code
+base. Every record is a frozen dataclass: :mod:`recorders.evidence.build`
+fills them in during its single pass and hands them out finished; no reader
+can change one, so an index can be shared by every session that shows it.
+
+Ids are positions: ``ModelCall.id`` in ``EvidenceIndex.calls``,
+``ToolCall.id`` in ``EvidenceIndex.tool_calls``. Links between records are
+those ids. Where the recording lacks a fact, the field is None and its name
+is in the record's ``missing``; views say so instead of showing an empty box.
+
+A *scope* is where a model call runs: ``(runId, subflowPath)`` of its
+``stream.llm_start``, the path without ``__root__``. "The previous call in
+the same scope" is the previous model call with the same scope key; a tool
+call was asked for by the last call that ended in its scope before it
+started.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, NamedTuple
+
+from recorders.evidence.stages import StageEvents
+from recorders.values import number_or_none
+
+SYSTEM_PROMPT = "system-prompt"
+MESSAGES = "messages"
+TOOLS = "tools"
+SLOTS: tuple[str, ...] = (SYSTEM_PROMPT, MESSAGES, TOOLS)
+
+SOURCE_TYPED = "typed"
+SOURCE_BOUNDARY = "boundary"
+SOURCE_NONE = "none"
+
+# Every spelling of token usage agentfootprint's providers report.
+USAGE_INPUT_KEYS = ("input", "inputTokens", "input_tokens", "promptTokens", "prompt_tokens")
+USAGE_OUTPUT_KEYS = ("output", "outputTokens", "output_tokens", "completionTokens",
+                     "completion_tokens")
+
+RunId = Any  # a typed event's ``meta.runId``: a string, or None when not recorded
+ScopeKey = tuple[RunId, tuple[str, ...]]  # (runId, subflow path without __root__)
+
+
+def usage_tokens(usage: Any) -> tuple[float | None, float | None]:
+    """(input, output) tokens from a recorded ``usage`` object, whichever
+    spelling the provider used; None for a count the object does not carry."""
+    if not isinstance(usage, Mapping):
+        return None, None
+    return _first_number(usage, USAGE_INPUT_KEYS), _first_number(usage, USAGE_OUTPUT_KEYS)
+
+
+def _first_number(usage: Mapping, keys: tuple[str, ...]) -> float | None:
+    for key in keys:
+        value = number_or_none(usage.get(key))
+        if value is not None:
+            return value
+    return None
+
+
+def tool_name_of(content: str | None) -> str | None:
+    """The tool's name in a tools-slot piece (``"name: description"``)."""
+    if content is None:
+        return None
+    name, sep, _ = content.partition(":")
+    return name if sep else content
+
+
+class Piece(NamedTuple):
+    """One injected piece of a slot, as the model was served it, with provenance.
+
+    ``content`` is the full text (``rawContent``) when recorded; when only the
+    recorder's summary exists it holds that and ``content_is_summary`` is True.
+    Links (``tool_call``, ``written_by``, ``matches_output_of``) are ids into
+    the index, resolved when the piece was read.
+
+    A named tuple rather than a frozen dataclass, like ``RunStep``: a long run
+    builds one per injection, and a named tuple is built several times faster.
+    Read it by field name.
+    """
+
+    slot: str
+    source: str | None
+    source_id: str | None
+    role: str | None
+    reason: str | None
+    content: str | None
+    content_is_summary: bool
+    content_hash: str | None
+    position: int | None
+    recency: str | None
+    event_index: int
+    ts: float | None
+    missing: tuple[str, ...] = ()
+    tool_call: int | None = None          # tool-result: the ToolCall it carries
+    written_by: int | None = None         # assistant: the ModelCall that wrote it
+    matches_output_of: int | None = None  # user: an earlier output with the same text
+    from_user_prompt: bool = False        # user: the turn's prompt, verbatim
+
+    @property
+    def is_tool_result(self) -> bool:
+        return self.source == "tool-result" or self.role == "tool"
+
+    @property
+    def key(self) -> tuple:
+        """Identity across calls (for deltas and de-duplication)."""
+        if self.slot == TOOLS:  # "name: description"; a skill's tool has the skill as sourceId
+            name = tool_name_of(self.content)
+            return ("tool", name if name is not None else self.source_id)
+        if self.is_tool_result and self.source_id is not None:
+            return ("tool-result", self.source_id)
+        if self.slot == SYSTEM_PROMPT:
+            return ("system", self.source, self.source_id)
+        return (self.role or self.source,
+                self.content if self.content is not None else self.content_hash)
+
+
+@dataclass(frozen=True, slots=True)
+class SlotComposition:
+    """One slot as served to one call: pieces, budget, drops.
+
+    ``origin`` is ``"fresh"`` when the slot was composed for this call,
+    ``"carried"`` when it was not recomposed and the previous call's
+    composition (``carried_from``) still stood.
+    """
+
+    slot: str
+    pieces: tuple[Piece, ...] = ()
+    budget: Mapping[str, Any] | None = None
+    source_breakdown: Mapping[str, Any] | None = None
+    dropped_count: int | None = None
+    dropped_summaries: tuple[Any, ...] | None = None
+    ordering: str | None = None
+    iteration: int | None = None
+    composed_event_index: int | None = None
+    origin: str = "fresh"
+    carried_from: int | None = None
+    missing: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Eviction:
+    """A piece evicted from the context before a call, with the earlier
+    pieces that carried the same content hash."""
+
+    slot: str | None
+    content_hash: str | None
+    reason: str | None
+    survival_ms: float | None
+    event_index: int
+    pieces: tuple[Piece, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ContextNote:
+    """Any other event in the scope worth showing (skill.*, tools.*, budget pressure)."""
+
+    type: str
+    payload: Any
+    event_index: int
+    ts: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool invocation: what was asked, what came back, and which model
+    call asked for it (``requested_by``)."""
+
+    id: int
+    tool_call_id: str | None
+    name: str | None
+    args: Any
+    result: Any
+    error: bool | None      # None: not recorded (or the call never ended)
+    duration_ms: float | None
+    requested_by: int | None
+    run_id: RunId
+    scope: tuple[str, ...]
+    runtime_stage_id: str | None
+    start_event_index: int | None
+    end_event_index: int | None
+    ts_start: float | None
+    ts_end: float | None = None
+    ended: bool = False
+    missing: tuple[str, ...] = ()
+    notes: tuple[ContextNote, ...] = ()
+
+    @property
+    def has_result(self) -> bool:
+        return self.ended and "result" not in self.missing
+
+    @property
+    def failed(self) -> bool:
+        return self.error is True
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCall:
+    """One model call (``llm_start`` .. ``llm_end``): the context it was
+    served slot by slot, what it said, its usage, and the tool calls it asked
+    for (``tool_calls``, ids into the index)."""
+
+    id: int
+    run_id: RunId
+    scope: tuple[str, ...]
+    runtime_stage_id: str | None
+    composition_path: tuple[str, ...] | None
+    ordinal_in_scope: int
+    previous_in_scope: int | None
+    start_event_index: int
+    ts_start: float | None
+    iteration: int | None = None
+    model: str | None = None
+    provider: str | None = None
+    system_prompt_chars: float | None = None
+    messages_count: float | None = None
+    tools_count: float | None = None
+    tools_offered: tuple[Any, ...] | None = None  # llm_start ``tools`` (name, description)
+    slots: Mapping[str, SlotComposition] = field(default_factory=dict)
+    evaluated: Mapping[str, Any] | None = None
+    evaluated_event_index: int | None = None
+    evictions: tuple[Eviction, ...] = ()
+    notes: tuple[ContextNote, ...] = ()
+    user_prompt: str | None = None
+    turn_index: int | None = None
+    ended: bool = False
+    end_event_index: int | None = None
+    ts_end: float | None = None
+    output: str | None = None
+    usage: Mapping[str, Any] | None = None
+    stop_reason: str | None = None
+    duration_ms: float | None = None
+    tool_call_count: float | None = None
+    tool_calls: tuple[int, ...] = ()
+    route: Mapping[str, Any] | None = None
+    failure: str | None = None
+    in_boundary_log: bool | None = None
+    missing: tuple[str, ...] = ()
+
+    @property
+    def is_final_answer(self) -> bool:
+        """Ended without asking for tools (an answer, not a tool request)."""
+        if not self.ended:
+            return False
+        if self.tool_call_count is not None:
+            return self.tool_call_count == 0 and not self.tool_calls
+        return not self.tool_calls and self.stop_reason != "tool_use"
+
+    @property
+    def tokens(self) -> tuple[float | None, float | None]:
+        """(input, output) tokens, whichever spelling the usage used."""
+        return usage_tokens(self.usage)
+
+    @property
+    def wall_ms(self) -> float | None:
+        """End minus start on the wall clock, when both were recorded."""
+        if self.ts_start is None or self.ts_end is None:
+            return None
+        return self.ts_end - self.ts_start
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One agent turn: its prompt and the call that gave its final answer."""
+
+    run_id: RunId
+    scope: tuple[str, ...]
+    turn_index: int | None
+    user_prompt: str | None
+    final_content: str | None = None
+    final_call: int | None = None
+    event_index: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class SearchEntry:
+    """One searchable text, stored once. ``served_in`` lists the calls that were
+    served it (for context pieces); ``call``/``tool`` name its owner."""
+
+    kind: str        # "user prompt", "system prompt", "message", "tool offered",
+                     # "model output", "tool arguments", "tool result",
+                     # "injection reason", "route reason", "error"
+    text: str
+    call: int | None = None
+    tool: int | None = None
+    event_index: int | None = None
+    ts: float | None = None
+    served_in: tuple[int, ...] = ()
+    label: str = ""  # a short label (source/role/tool name): recording text
+
+
+@dataclass(frozen=True)
+class EvidenceIndex:
+    """Everything the evidence views read, built once per recording.
+
+    ``shown_run`` is the run the boundary log, and so the steps, describe:
+    the last run when the typed stream holds several, else None (every call
+    is in it). ``stages`` says which events carry each ``runtimeStageId``.
+    """
+
+    source: str
+    calls: tuple[ModelCall, ...]
+    tool_calls: tuple[ToolCall, ...]
+    turns: tuple[Turn, ...]
+    search_entries: tuple[SearchEntry, ...]
+    notices: tuple[str, ...]
+    anomalies: tuple[str, ...]
+    run_ids: tuple[RunId, ...]
+    lean: bool
+    stages: StageEvents
+    shown_run: RunId = None
+    calls_by_stage: Mapping[str, tuple[int, ...]] = field(default_factory=dict, repr=False)
+    tools_by_stage: Mapping[str, tuple[int, ...]] = field(default_factory=dict, repr=False)
+
+    # ── look-ups ──
+    def calls_for_runtime_stage(self, runtime_stage_id: str) -> tuple[int, ...]:
+        return self.calls_by_stage.get(runtime_stage_id, ())
+
+    def previous_call(self, call_id: int) -> ModelCall | None:
+        """The model call before this one in the same scope, if any."""
+        prev = self.calls[call_id].previous_in_scope
+        return None if prev is None else self.calls[prev]
+
+    def asked_by(self, tool_id: int) -> ModelCall | None:
+        """The model call that asked for this tool call, if the recording shows one."""
+        asker = self.tool_calls[tool_id].requested_by
+        return None if asker is None else self.calls[asker]
+
+    def tools_of(self, call: ModelCall | None) -> tuple[ToolCall, ...]:
+        """The tool calls ``call`` asked for, in the order they started."""
+        if call is None:
+            return ()
+        return tuple(self.tool_calls[t] for t in call.tool_calls)
+
+    def in_shown_run(self, run_id: RunId) -> bool:
+        """Whether a record of ``run_id`` belongs to the run the steps describe."""
+        return self.shown_run is None or run_id == self.shown_run
+
+    def shown_calls(self) -> tuple[ModelCall, ...]:
+        """The model calls of the run the steps describe."""
+        if self.shown_run is None:
+            return self.calls
+        return tuple(c for c in self.calls if c.run_id == self.shown_run)
+
+    def shown_tools(self) -> tuple[ToolCall, ...]:
+        """The tool calls of the run the steps describe."""
+        if self.shown_run is None:
+            return self.tool_calls
+        return tuple(t for t in self.tool_calls if t.run_id == self.shown_run)
+
+    def call_at_stage(self, runtime_stage_id: str, ts: float | None = None
+                      ) -> ModelCall | None:
+        """The model call at ``runtime_stage_id`` in the run the steps describe:
+        the one whose time window holds ``ts`` when several do, else the last."""
+        found = [self.calls[c] for c in self.calls_for_runtime_stage(runtime_stage_id)
+                 if self.in_shown_run(self.calls[c].run_id)]
+        if len(found) > 1 and ts is not None:
+            for call in found:
+                if call.ts_start is not None and call.ts_start <= ts and (
+                        call.ts_end is None or ts <= call.ts_end):
+                    return call
+        return found[-1] if found else None
+
+    def final_call(self) -> ModelCall | None:
+        """The final answer: the last call of the last run that answered
+        without asking for tools; failing that, the last call."""
+        if not self.calls:
+            return None
+        last_run = self.calls[-1].run_id
+        for call in reversed(self.calls):
+            if call.run_id == last_run and call.is_final_answer:
+                return call
+        return self.calls[-1]

@@ -1,0 +1,117 @@
+"""The server's store: one memory budget for open runs and uploads of every session."""
+
+from __future__ import annotations
+
+import pytest
+
+from lens_ui.run_store import (MAX_UPLOADS_PER_SESSION, OPENING_PER_BYTE, RETAINED_PER_BYTE,
+                               OverBudget, ServerStore)
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def store(budget, live=None, grace=60.0, clock=None, released=None):
+    live = live if live is not None else set()
+    return ServerStore(budget, lambda session: session in live, grace,
+                       clock=clock or Clock(),
+                       on_release=(released.append if released is not None else None))
+
+
+def test_a_run_is_built_once_and_then_only_looked_up():
+    built = []
+    server = store(10_000, live={"s"})
+    for _ in range(3):
+        run = server.open("d1", lambda: b"x" * 100, lambda data: built.append(data) or "run")
+    assert run == "run" and len(built) == 1
+    assert server.usage().runs_bytes == 100 * RETAINED_PER_BYTE
+
+
+def test_room_is_made_by_dropping_runs_no_session_shows_oldest_first():
+    released = []
+    server = store(int(100 * OPENING_PER_BYTE + 200 * RETAINED_PER_BYTE) - 1, live={"a"},
+                   released=released)
+    server.open("one", lambda: b"x" * 100, lambda d: "run one")
+    server.open("two", lambda: b"x" * 100, lambda d: "run two")
+    server.show("a", "two")
+    server.open("three", lambda: b"x" * 100, lambda d: "run three")
+    assert released == ["run one"]
+    assert server.holds_run("two") and server.holds_run("three")
+
+
+def test_opening_is_refused_before_building_when_runs_on_screen_fill_the_budget():
+    server = store(int(100 * OPENING_PER_BYTE), live={"a"})
+    server.open("shown", lambda: b"x" * 100, lambda d: "run")
+    server.show("a", "shown")
+    with pytest.raises(OverBudget, match="LENS_MEMORY_BUDGET_MB"):
+        server.open("next", lambda: b"x" * 100, lambda d: pytest.fail("built over budget"))
+    assert server.holds_run("shown")
+
+
+def test_an_upload_is_held_once_however_many_sessions_hold_it():
+    server = store(10_000, live={"a", "b"})
+    data = b"y" * 500
+    server.add_upload("a", "d", "info", data)
+    server.add_upload("b", "d", "info", bytes(data))
+    assert server.usage().uploads_bytes == 500
+
+
+def test_a_session_keeps_its_latest_uploads_and_says_which_left():
+    server = store(10_000, live={"a"})
+    dropped = []
+    for number in range(MAX_UPLOADS_PER_SESSION + 2):
+        dropped += server.add_upload("a", f"d{number}", f"file {number}", b"z")
+    assert [held.info for held in dropped] == ["file 0", "file 1"]
+    assert [held.digest for held in server.session_uploads("a")] == [
+        f"d{n}" for n in range(MAX_UPLOADS_PER_SESSION + 1, 1, -1)]
+
+
+def test_the_run_on_screen_is_never_the_upload_that_leaves():
+    server = store(10_000, live={"a"})
+    server.add_upload("a", "first", "first", b"z")
+    server.show("a", "first")
+    dropped = []
+    for number in range(MAX_UPLOADS_PER_SESSION):
+        dropped += server.add_upload("a", f"d{number}", f"file {number}", b"z")
+    assert "first" not in [held.digest for held in dropped]
+    assert server.upload_bytes("a", "first") == b"z"
+
+
+def test_uploads_of_a_gone_session_go_after_the_grace_period():
+    clock, live = Clock(), {"a"}
+    server = store(10_000, live=live, grace=60, clock=clock)
+    server.add_upload("a", "d", "info", b"q" * 10)
+    live.clear()
+    clock.now = 10
+    assert server.usage().uploads_bytes == 10  # first seen gone: the grace period starts
+    clock.now = 50
+    assert server.find_upload("reloaded", "d") is not None  # a reload within it finds the file
+    live.add("reloaded")
+    clock.now = 500
+    assert server.usage().uploads_bytes == 10  # the reloaded session holds it now
+    live.clear()
+    server.usage()
+    clock.now = 1_000
+    assert server.usage().uploads_bytes == 0
+    assert server.find_upload("late", "d") is None
+
+
+def test_an_upload_is_found_from_another_session_only_by_its_digest():
+    server = store(10_000, live={"a", "b"})
+    server.add_upload("a", "digest-of-a", "a's file", b"secret")
+    assert server.session_uploads("b") == []
+    assert server.upload_bytes("b", "digest-of-a") is None
+    assert server.find_upload("b", "digest-of-a").info == "a's file"
+    assert server.upload_bytes("b", "digest-of-a") == b"secret"
+
+
+def test_an_upload_over_the_budget_is_refused():
+    server = store(100, live={"a"})
+    with pytest.raises(OverBudget):
+        server.add_upload("a", "big", "big", b"x" * 101)
+    assert server.session_uploads("a") == []
