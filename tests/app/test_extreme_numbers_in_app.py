@@ -88,3 +88,37 @@ def test_huge_numbers_in_times_and_counts_render_as_recorded(app, field, literal
     else:
         typed = at.dataframe[0].value
         assert set(typed["ts"]) == {literal}  # the recording's digits, not a rounded float
+
+
+def test_served_context_tables_show_positions_and_durations_past_int64_as_recorded(app):
+    """Every injected piece's position and every tool's duration past 2**64: the
+    pieces and tool tables show the recording's digits on the steps that show them."""
+    from app_support import open_served_context
+
+    huge = str(2 ** 64 + 7)
+    case = "crash-provider-error-envelope"
+    doc = seed_doc(case)
+    edits = []
+    for i, event in enumerate(doc["recording"]["events"]):
+        payload = event.get("payload")
+        if isinstance(payload, dict) and "position" in payload:
+            edits.append(("recording", "events", i, "payload", "position"))
+        if event["type"] == "agentfootprint.stream.tool_end":
+            edits.append(("recording", "events", i, "payload", "durationMs"))
+    for path in edits:
+        doc = edit_at(doc, path, lambda _: raw_placeholder(0))
+    at = open_upload(app, dumps_with_raw(doc, [huge]))
+    no_exception(at)
+    seen: dict[str, set] = {"#": set(), "ms": set()}
+    total = int(caption(at).split(" of ")[1].split(" ")[0])
+    for step in range(min(total, MAX_STEPS)):
+        if step:
+            at.button(key="lens.next").click().run()
+        for tab in ("Messages", "Output and tool calls"):
+            at = open_served_context(at, tab)
+            no_panel_failed(at)
+            for frame in (d.value for d in at.dataframe):
+                for column in seen:
+                    if column in frame.columns:
+                        seen[column] |= set(frame[column])
+    assert huge in seen["#"] and huge in seen["ms"], seen
