@@ -73,6 +73,7 @@ def whole_json(value: object, key: str) -> None:
         st.caption("Deep, long or large parts are shown as text above; the download has "
                    "the whole value.")
         st.download_button("Download the whole event (JSON)",
-                           data=compact_json(value).encode("utf-8"), file_name="event.json",
+                           # Written on click, not on every rerun: the event may be huge.
+                           data=lambda: compact_json(value).encode("utf-8"), file_name="event.json",
                            mime="application/json", key=f"{key}.download", on_click="ignore",
                            icon=":material/download:")
