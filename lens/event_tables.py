@@ -13,8 +13,8 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from recorders.values import number_or_none, rooted
-from lens.text import compact_json, one_line
+from recorders.values import number_column, rooted
+from lens.text import clipped_json, compact_json, one_line
 
 SUMMARY_CHARS = 240
 COLUMNS = ["#", "type", "runtimeStageId", "subflowPath", "ts", "fields"]
@@ -66,9 +66,9 @@ def boundary_table(events: list[dict]) -> EventTable:
     for index, event in enumerate(events):
         rest = {k: v for k, v in event.items() if k not in _BOUNDARY_SKIP}
         rows.append((index, _text(event.get("type")), _text(event.get("runtimeStageId")),
-                     _path_text(event.get("subflowPath"), has_root=True), number_or_none(event.get("ts")),
-                     one_line(compact_json(rest), SUMMARY_CHARS)))
-    return EventTable("boundary", events, pd.DataFrame(rows, columns=COLUMNS))
+                     _path_text(event.get("subflowPath"), has_root=True), event.get("ts"),
+                     _summary(rest)))
+    return EventTable("boundary", events, _frame(rows))
 
 
 def typed_table(events: list[dict]) -> EventTable:
@@ -81,8 +81,24 @@ def typed_table(events: list[dict]) -> EventTable:
             rest["meta"] = extra_meta
         rows.append((index, _text(event.get("type")), _text(meta.get("runtimeStageId")),
                      _path_text(meta.get("subflowPath"), has_root=False),
-                     number_or_none(meta.get("wallClockMs")), one_line(compact_json(rest), SUMMARY_CHARS)))
-    return EventTable("typed", events, pd.DataFrame(rows, columns=COLUMNS))
+                     meta.get("wallClockMs"), _summary(rest)))
+    return EventTable("typed", events, _frame(rows))
+
+
+def _frame(rows: list[tuple]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    # Times as the recording has them: numbers while every one is exactly a
+    # float, the recording's text otherwise (an integer past 2**63 breaks an
+    # Arrow column, one past 2**53 would be shown rounded).
+    times = number_column(frame["ts"])
+    numeric = all(t is None or isinstance(t, float) for t in times)
+    frame["ts"] = pd.Series(times, index=frame.index, dtype="float64" if numeric else "object")
+    return frame
+
+
+def _summary(rest: dict) -> str:
+    # Clipped while written: a 400 MB string or a deep value costs the clip, not its size.
+    return one_line(clipped_json(rest, SUMMARY_CHARS), SUMMARY_CHARS)
 
 
 def _path_text(path: Any, has_root: bool) -> str:

@@ -15,8 +15,8 @@ from typing import Any
 
 from recorders.evidence import EvidenceIndex, run_id
 from recorders.loading import Recording
-from recorders.values import is_number
-from lens.text import format_ms
+from recorders.values import finite_or_none, is_number
+from lens.text import format_ms, grouped
 
 SOURCE_KINDS = {
     "recording": "recording {snapshot, events, structure}",
@@ -127,7 +127,46 @@ def format_duration(summary: RunSummary) -> str:
 
 
 def format_count(value: float | None) -> str:
-    """``12,841``; a dash when the recording reported no such number."""
+    """``12,841``; a dash when the recording reported no such number. Any
+    JSON number, an integer past float range included, is shown whole."""
     if value is None:
         return "—"
-    return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
+    return grouped(value)
+
+
+def timing_notes(evidence: EvidenceIndex, run_info: dict | None = None) -> list[str]:
+    """Durations and counts no run can have, for the health line: negative or
+    not finite (``inf`` comes from subtracting times near float range), or
+    past float range (a chart cannot place them)."""
+    notes: list[str] = []
+    run_ms = _duration(evidence, run_info)
+    if _impossible(run_ms):
+        notes.append(f"the run's duration is {_why(run_ms)} ({format_ms(run_ms)}): "
+                     "its start and end times cannot both be right")
+    for noun, records in (("model call", evidence.shown_calls()),
+                          ("tool call", evidence.shown_tools())):
+        odd = [record for record in records
+               if _impossible(record.duration_ms) or _impossible(getattr(record, "wall_ms", None))]
+        if odd:
+            first = odd[0]
+            value = first.duration_ms if _impossible(first.duration_ms) else first.wall_ms  # a call only
+            notes.append(f"{len(odd)} {noun}(s) have a duration that is {_why(value)} "
+                         f"(the first: {format_ms(value)}); durations and the timeline "
+                         "are not reliable for them")
+    return notes
+
+
+def _impossible(value: Any) -> bool:
+    if not is_number(value):
+        return False
+    number = finite_or_none(value)
+    return number is None or number < 0
+
+
+def _why(value: Any) -> str:
+    number = finite_or_none(value)
+    if number is not None:
+        return "negative"
+    if isinstance(value, float):
+        return "not finite"
+    return "beyond float range"

@@ -28,9 +28,16 @@ import string
 from dataclasses import dataclass
 from typing import Any
 
-from recorders.values import json_text
+from recorders.values import exact_float, finite_or_none, is_number, js_number_text, json_chunks, json_text
 
 CLIP_LIMIT = 2_000
+# Deeper than this a value is written as compact JSON, not indented.
+INDENT_DEPTH = 32
+# An interactive JSON view (st.json) shows this many levels and items; the
+# browser's viewer crashes the tab on a value nested about a thousand deep.
+SHOWN_DEPTH = 16
+SHOWN_ITEMS = 1_000
+_SUMMARY_CHARS = 120
 
 # CommonMark allows a backslash before any ASCII punctuation character and
 # then renders that character literally; escaping all of them defeats every
@@ -66,6 +73,10 @@ def visible(text: str) -> str:
 def one_line(text: str, limit: int | None = None) -> str:
     """Flatten to a single visible line (line breaks as ⏎, tabs as spaces);
     cut to ``limit`` characters with an ellipsis."""
+    if limit is not None and len(text) > 2 * limit + 2:
+        # Clip before walking: each shown character comes from at most two
+        # ("\r\n"), so this prefix still overflows the limit and is cut below.
+        text = text[: 2 * limit + 2]
     flat = visible(_LINE_BREAKS.sub("⏎", text.replace("\t", " ")))
     if limit is not None and len(flat) > limit:
         return flat[: max(limit - 1, 0)] + "…"
@@ -84,7 +95,11 @@ def markdown_literal(value: Any) -> str:
 
 
 def value_text(value: Any) -> str:
-    """A recorded value as text: strings as they are, anything else as indented JSON."""
+    """A recorded value as text: strings as they are, anything else as indented
+    JSON, or compact JSON when it nests deeper than :data:`INDENT_DEPTH`
+    (indenting a deep value grows with the square of its depth)."""
+    if isinstance(value, (dict, list)) and nests_deeper(value, INDENT_DEPTH):
+        return compact_json(value)
     return json_text(value, indent=2)
 
 
@@ -92,8 +107,83 @@ def compact_json(value: Any) -> str:
     """One-line JSON, for table cells and search."""
     try:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-    except (TypeError, ValueError, RecursionError):
+    except RecursionError:
+        return "".join(json_chunks(value))
+    except (TypeError, ValueError):
         return json_text(value)
+
+
+def clipped_json(value: Any, limit: int) -> str:
+    """One-line JSON cut to ``limit`` characters, at a cost that follows the
+    limit: long strings and big or deep containers are never written whole."""
+    text = "".join(json_chunks(value, limit=limit + 1))
+    return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
+
+
+def nests_deeper(value: Any, depth: int) -> bool:
+    """Does ``value`` hold objects or lists more than ``depth`` levels down?
+    Stops at the first such path; no recursion."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if level >= depth:
+            return True
+        stack.extend((child, level + 1) for child in children
+                     if isinstance(child, (dict, list)))
+    return False
+
+
+def collapsed(value: Any, depth: int = SHOWN_DEPTH, items: int = SHOWN_ITEMS,
+              chars: int = CLIP_LIMIT) -> tuple[Any, bool]:
+    """A copy of ``value`` small and shallow enough for an interactive JSON view.
+
+    Objects and lists below ``depth`` levels become a one-line summary string
+    (``"⟨list nested 9,990 levels: [[[[…⟩"``), containers keep their first
+    ``items`` entries, strings their first ``chars`` characters. Returns the
+    copy and whether anything was left out, so the caller can offer the
+    whole value for download. A number a double cannot hold exactly becomes
+    its digits as text."""
+    cut = False
+
+    def walk(node: Any, level: int) -> Any:
+        nonlocal cut
+        if isinstance(node, str):
+            if len(node) > chars:
+                cut = True
+                return node[:chars] + f"… ⟨{len(node) - chars:,} more characters⟩"
+            return node
+        if not isinstance(node, (dict, list)):
+            if is_number(node) and exact_float(node) is None:
+                # The viewer parses numbers as JavaScript doubles: past 2**53 it
+                # would show a rounded number, past float range Infinity.
+                return js_number_text(node)
+            return node
+        if level >= depth:
+            cut = True
+            kind = "object" if isinstance(node, dict) else "list"
+            return f"⟨{kind} nested deeper, shown as text: {clipped_json(node, _SUMMARY_CHARS)}⟩"
+        if isinstance(node, dict):
+            shown = {}
+            for n, (key, child) in enumerate(node.items()):
+                if n == items:
+                    cut = True
+                    shown["⟨more⟩"] = f"{len(node) - items:,} more keys"
+                    break
+                shown[str(key)[:chars]] = walk(child, level + 1)
+            return shown
+        shown_list = [walk(child, level + 1) for child in node[:items]]
+        if len(node) > items:
+            cut = True
+            shown_list.append(f"⟨{len(node) - items:,} more items⟩")
+        return shown_list
+
+    return walk(value, 0), cut
 
 
 @dataclass(frozen=True)
@@ -131,14 +221,33 @@ def display_text(value: Any, limit: int = CLIP_LIMIT) -> DisplayText:
     return DisplayText(visible(shown), full, len(shown))
 
 
+def grouped(value: Any, decimals: int | None = None) -> str:
+    """A recorded number with thousands separators (``12,841``); never raises.
+    An integer is shown exactly, however large; a value past float range, or
+    not finite, as the recording (or the arithmetic) has it."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    number = finite_or_none(value)
+    if number is None:
+        return js_number_text(value)
+    if decimals is not None:
+        return f"{number:,.{decimals}f}"
+    return f"{int(number):,}" if number.is_integer() else f"{number:,}"
+
+
 def format_ms(ms: float | None) -> str:
-    """A duration for people: ``850 ms``, ``1.48 s``, ``2 min 05 s``."""
+    """A duration for people: ``850 ms``, ``1.48 s``, ``2 min 05 s``; a
+    negative one with a minus sign, one past float range in ms as recorded."""
     if ms is None:
         return "—"
+    if finite_or_none(ms) is None:
+        return f"{js_number_text(ms)} ms"
+    if ms < 0:
+        return "−" + format_ms(-ms)
     if ms < 1_000:
         return f"{ms:.0f} ms"
     seconds = ms / 1_000
     if seconds < 60:
         return f"{seconds:.2f} s"
     minutes, rest = divmod(int(round(seconds)), 60)
-    return f"{minutes} min {rest:02d} s"
+    return f"{minutes:,} min {rest:02d} s"

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Iterable, Protocol, Sequence
 
 from recorders.run_step import ROOT_SUBFLOW_ID
+from recorders.values import finite_or_none
 
 MODEL, TOOL = "model", "tool"
 _WRAPPER_PREFIX = "sf-"
@@ -136,8 +137,8 @@ def _failed(kind: str, record) -> bool:
 
 
 def _is_time(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value \
-        and abs(value) != float("inf")
+    # A chart axis is a float64: a time past float range cannot be placed.
+    return finite_or_none(value) is not None
 
 
 class _StepMap(Protocol):

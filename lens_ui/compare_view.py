@@ -12,6 +12,7 @@ from lens.compare import RunComparison, compare_runs
 from lens.compare.alignment import AlignedRow
 from lens.compare.outcome import CRASHED, RunEnding
 from lens.compare.placement import StepRow
+from lens.text import visible
 from lens_ui import compare_state, session
 from lens_ui.runs import LoadedRun, RunChoice
 
@@ -144,22 +145,22 @@ def _served(result: RunComparison) -> None:
                          expanded=True):
             for changed in slot.changed:
                 st.text(f"changed: {changed.a.who or 'piece'}")
-                st.code("\n".join(changed.diff) or "(texts differ only in whitespace)",
+                st.code(visible("\n".join(changed.diff)) or "(texts differ only in whitespace)",
                         language="diff")
             for name, pieces in (("added in B", slot.added), ("removed from A", slot.removed)):
                 for piece in pieces:
                     st.text(f"{name}: {piece.who or 'piece'}")
-                    st.code(piece.content or "(no text recorded)", language=None)
+                    st.code(visible(piece.content or "(no text recorded)"), language=None)
 
 
 def _ending(ending: RunEnding) -> None:
     if ending.status == CRASHED:
         st.text("crashed:")
-        st.code(ending.error or "", language=None)
+        st.code(visible(ending.error or ""), language=None)
         return
     if ending.status != "complete":
         st.text("did not finish")
-    st.code(ending.answer if ending.answer is not None else "(no answer recorded)",
+    st.code(visible(ending.answer if ending.answer is not None else "(no answer recorded)"),
             language=None, wrap_lines=True)
 
 

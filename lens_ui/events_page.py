@@ -8,6 +8,7 @@ import streamlit as st
 from recorders.loading import Recording
 from lens.event_tables import EventTable, boundary_table, typed_table
 from lens_ui import session
+from lens_ui.render import whole_json
 from lens_ui.runs import LoadedRun
 
 ANY_PATH = ""
@@ -64,4 +65,4 @@ def _event_table(table: EventTable, counts: dict[str, int], key: str) -> None:
     if rows:
         position = int(shown.iloc[rows[0]]["#"])
         st.caption(f"{table.stream} event #{position}")
-        st.json(table.events[position], expanded=True)
+        whole_json(table.events[position], f"{key}.whole")

@@ -22,6 +22,7 @@ from typing import Any, Callable, Sequence
 import streamlit as st
 
 from recorders.evidence import EvidenceIndex, StepMap
+from recorders.values import number_column
 from lens.evidence.backtrack import BacktrackChain, backtrack
 from lens.evidence.delta import ContextDelta
 from lens.evidence.nav import Nav, call_title
@@ -29,7 +30,7 @@ from lens.evidence.report import StepPlaceOf, backtrack_report
 from lens.evidence.search import SearchResults, search
 from lens.evidence.served import (ServedContext, SlotPanel, piece_pages, served_context,
                                   served_context_for_step)
-from lens.text import display_text
+from lens.text import display_text, visible
 from lens_ui.render import facts_text, long_text
 
 Navigate = Callable[[int], None]
@@ -181,7 +182,7 @@ def render_search(index: EvidenceIndex, on_navigate: Navigate, *,
             if hit.served_in:
                 where += f" · served to {len(hit.served_in)} model call(s)"
             st.text(where)
-            st.code(hit.snippet, language=None, wrap_lines=True)
+            st.code(visible(hit.snippet), language=None, wrap_lines=True)
             st.caption(f"{hit.value_length:,} characters; match at character "
                        f"{hit.match_start:,}.")
             if hit.preview.truncated:
@@ -208,13 +209,15 @@ def _render_slot(panel: SlotPanel, on_navigate: Navigate, steps: Sequence[Any],
             st.text(dropped.text)
     if not panel.rows:
         return
+    # A recorded number column stays numeric only while every value is exactly a float.
+    positions = number_column(row.position for row in panel.rows)
     st.dataframe([{
-        "#": row.position, "role": row.role, "source": row.source, "sourceId": row.source_id,
+        "#": position, "role": row.role, "source": row.source, "sourceId": row.source_id,
         "change": row.change or "", "error": "ERROR" if row.error else "",
         "provenance": row.provenance, "reason": row.reason,
         "content": row.content.text[:PREVIEW_IN_LISTS] if row.content else "(not recorded)",
         "chars": row.content.length if row.content else None,
-    } for row in panel.rows], hide_index=True, key=f"{key}-table")
+    } for position, row in zip(positions, panel.rows)], hide_index=True, key=f"{key}-table")
     pages, first = piece_pages(panel.rows, PIECES_PER_PAGE)
     shown = pages[first]
     if len(pages) > 1:
@@ -258,8 +261,9 @@ def _render_output(model: ServedContext, on_navigate: Navigate, steps: Sequence[
     if not model.tool_rows:
         st.caption("This call asked for no tools.")
         return
+    durations = number_column(t.duration_ms for t in model.tool_rows)
     st.dataframe([{"tool": t.name, "toolCallId": t.tool_call_id, "status": t.status,
-                   "ms": t.duration_ms} for t in model.tool_rows],
+                   "ms": ms} for t, ms in zip(model.tool_rows, durations)],
                  hide_index=True, key=f"{key}-tools")
     for n, tool in enumerate(model.tool_rows):
         with st.container(border=True):

@@ -12,7 +12,8 @@ import streamlit as st
 
 from recorders.projections import PROFILES, Projection
 from lens.route_view import skills_visited_text
-from lens.summary import RunSummary, format_count, format_duration, run_facts, summarise
+from lens.summary import (RunSummary, format_count, format_duration, run_facts, summarise,
+                          timing_notes)
 from lens.text import one_line
 from lens_ui import session
 from lens_ui.compare_state import compare_with
@@ -68,7 +69,8 @@ def _figures_line(summary: RunSummary) -> str:
 
 
 def _health(run: LoadedRun, projection: Projection) -> list[str]:
-    return [gap.message for gap in run.recording.gaps] + list(projection.notes)
+    return ([gap.message for gap in run.recording.gaps] + list(projection.notes)
+            + timing_notes(run.evidence, run.recording.run_info))
 
 
 def _details(run: LoadedRun, projection: Projection, summary: RunSummary,

@@ -12,7 +12,7 @@ from typing import Iterable
 
 import streamlit as st
 
-from lens.text import DisplayText, one_line
+from lens.text import DisplayText, collapsed, compact_json, one_line, visible
 
 # Above this the expander would ship megabytes to the browser; offer a download only.
 EXPAND_LIMIT = 200_000
@@ -55,7 +55,25 @@ def _whole_value(part: DisplayText, key: str) -> None:
         # Drawn only while open: a closed expander's content still ships and renders.
         with st.expander("Show the whole value", key=f"{key}.whole", on_change="rerun") as box:
             if box.open:
-                st.code(part.full, language=None, wrap_lines=True, height=480)
+                # The untouched value keeps its bidi overrides: shown, they would reorder the text.
+                st.code(visible(part.full), language=None, wrap_lines=True, height=480)
     st.download_button("Download the whole value", data=part.full.encode("utf-8"),
                        file_name="value.txt", mime="text/plain", key=f"{key}.download",
                        on_click="ignore", icon=":material/download:")
+
+
+def whole_json(value: object, key: str) -> None:
+    """A recorded JSON value in the interactive viewer, collapsed past
+    :data:`lens.text.SHOWN_DEPTH` levels (the browser's viewer crashes the tab
+    on a value nested about a thousand deep) and clipped in size; what was
+    left out is in the download of the whole value."""
+    shown, cut = collapsed(value)
+    st.json(shown, expanded=True)
+    if cut:
+        st.caption("Deep, long or large parts are shown as text above; the download has "
+                   "the whole value.")
+        st.download_button("Download the whole event (JSON)",
+                           # Written on click, not on every rerun: the event may be huge.
+                           data=lambda: compact_json(value).encode("utf-8"), file_name="event.json",
+                           mime="application/json", key=f"{key}.download", on_click="ignore",
+                           icon=":material/download:")

@@ -10,7 +10,7 @@ import streamlit as st
 from recorders.run_step import RunStep
 from lens.step_detail import StepDetail, ToolCallView, describe_step
 from lens.text import one_line
-from lens_ui.render import FACT_CHARS, long_text
+from lens_ui.render import FACT_CHARS, long_text, whole_json
 from lens_ui.runs import LoadedRun
 from lens_ui.served_context import render_served_context
 
@@ -115,4 +115,4 @@ def _evidence(run: LoadedRun, detail: StepDetail, key: str) -> None:
             key=f"{key}.event")
         ref = shown[choice]
         events = run.recording.boundary_events if ref.stream == "boundary" else run.recording.typed_events
-        st.json(events[ref.index], expanded=True)
+        whole_json(events[ref.index], f"{key}.whole")

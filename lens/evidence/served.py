@@ -23,7 +23,7 @@ from recorders.evidence import (MESSAGES, SOURCE_BOUNDARY, SYSTEM_PROMPT, TOOLS,
 from recorders.values import is_number, js_number_text, json_text
 from lens.evidence.delta import SLOT_TITLES, ContextDelta, context_delta, slot_order
 from lens.evidence.nav import Nav, call_title, nav_for_call, nav_for_tool
-from lens.text import DisplayText, display_text
+from lens.text import DisplayText, display_text, grouped
 
 
 @dataclass(frozen=True)
@@ -330,7 +330,7 @@ def _budget_text(composition: SlotComposition) -> str:
         for key, label in (("cap", "cap"), ("used", "used"), ("headroomChars", "headroom")):
             value = budget.get(key)
             if is_number(value):
-                parts.append(f"{label} {value:,}")
+                parts.append(f"{label} {grouped(value)}")
             else:
                 parts.append(f"{label} not recorded")
     else:
@@ -346,14 +346,14 @@ def _usage_text(call: ModelCall) -> str:
     parts = []
     if call.usage is not None:
         for key, value in zip(("input", "output"), call.tokens):
-            parts.append(f"{key} tokens {value:,}" if value is not None
+            parts.append(f"{key} tokens {grouped(value)}" if value is not None
                          else f"{key} tokens not recorded")
     else:
         parts.append("token usage not recorded")
-    parts.append("duration " + (f"{call.duration_ms:,.0f} ms" if call.duration_ms is not None
+    parts.append("duration " + (f"{grouped(call.duration_ms, 0)} ms" if call.duration_ms is not None
                                 else "not recorded"))
     if call.wall_ms is not None:
-        parts.append(f"wall {call.wall_ms:,.0f} ms")
+        parts.append(f"wall {grouped(call.wall_ms, 0)} ms")
     parts.append("stop reason recorded" if call.stop_reason is not None
                  else "stop reason not recorded")
     return " · ".join(parts)
