@@ -4,7 +4,7 @@ Each measurement is a fresh subprocess (``python -m benchmarks.bench_memory
 --child MODE PATH``): it imports everything the app imports, collects, resets
 the kernel's high-water mark (``/proc/self/clear_refs``), notes its resident
 size as the baseline, then reads the file and opens it
-(:func:`benchmarks.app_path.open_run`) or, for comparison, only ``json.loads``
+(:func:`benchmarks.page_work.open_for_page`) or, for comparison, only ``json.loads``
 it. Peak minus baseline, over the JSON file's size, is the figure. Linux only.
 """
 
@@ -37,7 +37,7 @@ def _child(mode: str, path: str) -> None:
     import plotly.graph_objects  # noqa: F401
     import streamlit  # noqa: F401
 
-    from benchmarks.app_path import open_run
+    from benchmarks.page_work import open_for_page
 
     sys.setrecursionlimit(20_000)
     gc.collect()
@@ -52,7 +52,7 @@ def _child(mode: str, path: str) -> None:
     if mode == "bare":
         kept = json.loads(data)
     else:
-        kept = open_run(data)
+        kept = open_for_page(data)
     peak = _status("VmHWM")
     after = _status("VmRSS")
     print(json.dumps({"baseline": baseline, "peak": peak, "after": after, "size": len(data),

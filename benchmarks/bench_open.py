@@ -6,8 +6,8 @@
    (:mod:`benchmarks.v8_anchor`), in alternating rounds of the same run, on
    both large corpus recordings and the 20x copy. Skipped, saying why, where
    ``node`` is not installed.
-1b. Open cost in the app: :func:`benchmarks.app_path.open_run` (read + parse + every
-   projection the app builds on open) against the bare parse of the same
+1b. Open cost in the app: :func:`benchmarks.page_work.open_for_page` (parse,
+   evidence and every projection the run page builds on open) against the bare parse of the same
    bytes, ``json.loads`` with the recursion limit raised. A second baseline,
    ``json.loads`` with Python's cyclic collector paused, is the parser's own
    floor: the loader pauses the collector while it parses a large file and
@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 
 from benchmarks import v8_anchor
-from benchmarks.app_path import open_run
+from benchmarks.page_work import open_for_page
 from benchmarks.inputs import LARGE, corpus_bytes, corpus_path, scaled_path
 from benchmarks.timing import median, ms, ratios, side_by_side, timed
 
@@ -59,7 +59,7 @@ def _bare_paused(data: bytes):
 def _open(data: bytes, breakdowns: list[dict]):
     def work():
         timings: dict = {}
-        run = open_run(data, timings=timings)
+        run = open_for_page(data, timings=timings)
         breakdowns.append(timings)
         return run
     return work

@@ -1,8 +1,8 @@
 """Measurement 3: what the server recomputes when the step changes, at 20×.
 
-The 20× recording is opened once (:func:`benchmarks.app_path.open_run`), the
-root scope's diagram built (the app caches it per scope), then
-:func:`benchmarks.app_path.step_change` is timed for a series of moves: a run
+The 20× recording is opened once (:func:`benchmarks.page_work.open_for_page`),
+the root scope's diagram built (the app keeps it per scope), then
+:func:`benchmarks.page_work.step_change` is timed for a series of moves: a run
 of consecutive Next presses from the start, one from the middle, and jumps to
 evenly spread positions (slider drags). Median, 95th percentile and maximum
 per move; the collector is left as a server has it, so a full collection
@@ -15,7 +15,7 @@ import gc
 import sys
 from time import perf_counter
 
-from benchmarks.app_path import open_run, step_change
+from benchmarks.page_work import open_for_page, step_change
 from benchmarks.inputs import scaled_path
 from benchmarks.timing import median, ms, percentile
 from lens.scopes import ROOT
@@ -37,16 +37,15 @@ def _positions(count: int, moves: int) -> list[int]:
 def measure_slider(moves: int, factor: int = FACTOR) -> dict:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
     data = scaled_path(factor).read_bytes()
-    run = open_run(data)
+    run = open_for_page(data)
     del data
     gc.collect()
     rows = {}
     for profile in ("lens", "reference"):
-        steps = run.scopes[profile].root().steps
+        steps = run.root_steps(profile)
         run.diagram(profile, ROOT)  # built once per scope by the app's cache
         step_change(run, profile, ROOT, 0)  # imports, first-call costs
         totals: list[float] = []
-        opened: list[float] = []  # the same move with the step detail's expanders open
         parts: dict[str, list[float]] = {}
         for index in _positions(len(steps), moves):
             timings: dict = {}
@@ -55,9 +54,6 @@ def measure_slider(moves: int, factor: int = FACTOR) -> dict:
             totals.append(perf_counter() - start)
             for name, value in timings.items():
                 parts.setdefault(name, []).append(value)
-            start = perf_counter()
-            step_change(run, profile, ROOT, index, opened=True)
-            opened.append(perf_counter() - start)
         rows[profile] = {
             "factor": factor,
             "steps_at_root": len(steps),
@@ -66,7 +62,6 @@ def measure_slider(moves: int, factor: int = FACTOR) -> dict:
             "p95_ms": ms(percentile(totals, 0.95)),
             "max_ms": ms(max(totals)),
             "parts_median_ms": {name: ms(median(v)) for name, v in parts.items()},
-            "opened_median_ms": ms(median(opened)),
             "target": f"median <= {SLIDER_TARGET_MS:g} ms",
             "met": median(totals) * 1000 <= SLIDER_TARGET_MS,
         }

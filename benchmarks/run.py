@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     import plotly.graph_objects  # noqa: F401
     import streamlit  # noqa: F401
 
-    import benchmarks.app_path  # noqa: F401
+    import benchmarks.page_work  # noqa: F401
     gc.collect()
     gc.freeze()
 
@@ -179,8 +179,7 @@ def format_table(report: dict) -> str:
                                 f"{r['median_ms']:.1f} ms", f"p95 {r['p95_ms']:.1f}", "",
                                 "<= 15 ms", _met(r["met"])))
         parts = " · ".join(f"{k} {v:.1f}" for k, v in r["parts_median_ms"].items())
-        lines.append(f"    {parts} ms; max {r['max_ms']:.0f} ms; "
-                     f"with the step detail's expanders open {r['opened_median_ms']:.1f} ms")
+        lines.append(f"    {parts} ms; max {r['max_ms']:.0f} ms")
     for name, r in results.get("memory", {}).items():
         lines.append(row.format(f"4 memory {name}", f"{r['open_peak_mb']:.0f} MB",
                                 f"{r['file_mb']:.1f} MB file", f"{r['open_peak_over_file']:.2f}x",

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from recorders.run_step import RunStep
-from lens.step_detail import StepDetail, ToolCallView, describe_step
+from lens.step_detail import StepDetail, ToolCallView
 from lens.text import one_line
 from lens_ui.render import FACT_CHARS, long_text, whole_json
 from lens_ui.runs import LoadedRun
@@ -26,9 +26,8 @@ FACTS_HELP = ("stage: the flow engine's id for the stage this step shows (runtim
 SERVED_OPEN, EVIDENCE_OPEN, WIRE_OPEN = "lens.served_open", "lens.evidence_open", "lens.wire_open"
 
 
-def step_panel(run: LoadedRun, steps: Sequence[RunStep], position: int, key: str) -> None:
-    step = steps[position]
-    detail = describe_step(step, run.evidence)
+def step_panel(run: LoadedRun, step: RunStep, detail: StepDetail, key: str) -> None:
+    """Draw ``step``'s detail (built with the step's view, :mod:`lens.step_view`)."""
     st.subheader(detail.heading)
     lines = [f"{fact.name}: {one_line(fact.value, FACT_CHARS)}" for fact in detail.facts]
     if lines:

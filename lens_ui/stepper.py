@@ -12,11 +12,9 @@ import hashlib
 
 import streamlit as st
 
-from lens.figures import actor_figure
 from lens.route_view import hop_step_index
 from lens.scopes import ROOT, Scope, ScopeIndex, encode_path
-from lens.plain_words import step_sentence
-from lens.step_detail import step_caption
+from lens.step_view import step_view
 from lens.text import markdown_literal
 from lens_ui import session
 from lens_ui.evidence_tabs import backtrack_tab, search_tab
@@ -174,17 +172,18 @@ def _steps(run: LoadedRun, profile: str, scope: Scope, index: int) -> None:
     # beside a detail pane that scrolls on its own, so reading the detail never
     # scrolls the slider or the diagram out of view.
     _controls(len(steps), index, slider_key)
-    st.text(step_caption(step, index, len(steps), run.evidence))
+    view = step_view(run.run, profile, scope, index, diagram=run.diagram(profile, scope.path))
+    st.text(view.caption)
     with guarded_panel("step headline"), st.container(key="lens-step-headline"):
         # Plain text, not Markdown: the sentence quotes recording text (a URL
         # in it would be autolinked even with every character escaped).
-        st.text(step_sentence(step, run.evidence).text,
+        st.text(view.headline.text,
                 help="What happened at this step, in plain words, from the recorded "
                      "events; recorded values are in “quotes”.")
     diagram_column, detail_column = st.columns([1, 1], gap="medium")
     with diagram_column:
         with guarded_panel("diagram"):
-            figure = actor_figure(run.diagram(profile, scope.path), index, title="")
+            figure = view.figure
             # A deep diagram is drawn smaller rather than pushed below the fold.
             height = min(figure.layout.height or DIAGRAM_MAX_HEIGHT, DIAGRAM_MAX_HEIGHT)
             st.plotly_chart(figure, key=diagram_key(scope.path, _generation()),
@@ -195,7 +194,7 @@ def _steps(run: LoadedRun, profile: str, scope: Scope, index: int) -> None:
     with detail_column:
         with st.container(height=DETAIL_HEIGHT, key="lens-step-detail"):
             with guarded_panel("step detail"):
-                step_panel(run, steps, index, key=f"{slider_key}.{index}")
+                step_panel(run, view.step, view.detail, key=f"{slider_key}.{index}")
             with guarded_panel("served context"):
                 served_context(run, steps, index,
                                on_navigate=lambda target: _go_to(target, slider_key))
