@@ -22,14 +22,15 @@ from typing import Any, Callable, Sequence
 import streamlit as st
 
 from recorders.evidence import EvidenceIndex, StepMap
-from lens.evidence.backtrack import BacktrackChain, backtrack
+from lens.evidence.backtrack import BacktrackChain, BacktrackLink, backtrack
+from lens.evidence.causes import LikelyCause
 from lens.evidence.delta import ContextDelta
 from lens.evidence.nav import Nav, call_title
 from lens.evidence.report import StepPlaceOf, backtrack_report
 from lens.evidence.search import SearchResults, search
 from lens.evidence.served import (ServedContext, SlotPanel, piece_pages, served_context,
                                   served_context_for_step)
-from lens.text import display_text
+from lens.text import display_text, markdown_literal
 from lens_ui.render import facts_text, long_text
 
 Navigate = Callable[[int], None]
@@ -139,24 +140,79 @@ def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
                        key=f"{key}-export", on_click="ignore")
     for note in chain.notes:
         st.warning(note)
-    for link in chain.links[:max_shown]:
-        cols = st.columns([5, 1])
-        with cols[0]:
-            head = f"{_indent(link.depth)}{link.number}. {link.relation}: {link.title}"
-            if link.error:
-                head += "   [ERROR]"
-            if link.inferred:
-                head += f"   (inferred: {link.inferred})"
-            st.text(head)
-            if link.text is not None:
-                st.code(display_text(link.text.full, PREVIEW_IN_LISTS).text, language=None,
-                        wrap_lines=True)
-        with cols[1]:
-            _nav_button(link.nav, on_navigate, f"{key}-go-{link.number}", steps, "Step",
-                        explain=False, step_label=step_label)
+    shown = chain.links[:max_shown]
+    for number, section in enumerate(_chain_sections(shown)):
+        head = section[0]
+        errors = sum(1 for link in section if link.error)
+        title = (f"{head.relation}: {head.title}" if head.kind in ("output", "context")
+                 else "Context")  # call titles are numbers and our words only
+        title += f" — {len(section)} link(s)" + (f", {errors} error(s)" if errors else "")
+        with st.expander(title, expanded=number == 0 or errors > 0,
+                         icon=":material/error:" if errors else None):
+            for link in section:
+                _render_link(link, on_navigate, steps, key, step_label)
     if len(chain.links) > max_shown:
         st.caption(f"{len(chain.links) - max_shown} more links are in the downloaded report.")
     return chain
+
+
+def render_causes(causes: Sequence[LikelyCause], on_navigate: Navigate, *,
+                  steps: Sequence[Any] | None = None, key: str = "evidence-causes",
+                  step_label: StepLabel | None = None) -> None:
+    """The likely causes, most likely first: a coloured kind, the recording's
+    names and error text as plain text, and a button to the step."""
+    steps = steps if steps is not None else []
+    st.subheader("Likely causes")
+    if not causes:
+        st.success("Nothing in this run failed: no failed tool, provider error, rejected "
+                   "route, governor trip or cut context was recorded.")
+        return
+    st.caption("What most often explains a wrong answer, most likely first. Each leads to "
+               "the step that shows it.")
+    for n, cause in enumerate(causes):
+        with st.container(border=True, key=f"{key}-{n}"):
+            alert = st.error if cause.is_error else st.warning
+            alert(cause.kind.capitalize(), icon=":material/error:" if cause.is_error
+                  else ":material/warning:")
+            st.text(cause.headline)
+            st.text(cause.why)
+            if cause.detail is not None:
+                st.code(display_text(cause.detail.full, PREVIEW_IN_LISTS).text,
+                        language=None, wrap_lines=True)
+            _nav_button(cause.nav, on_navigate, f"{key}-go-{n}", steps, "Go to step",
+                        step_label=step_label)
+
+
+def _chain_sections(links: Sequence[BacktrackLink]) -> list[list[BacktrackLink]]:
+    """The chain cut where each model call's own context starts: the output and
+    its context first, then one section per call the walk went back to."""
+    sections: list[list[BacktrackLink]] = []
+    for link in links:
+        if not sections or link.kind == "context":
+            sections.append([])
+        sections[-1].append(link)
+    return sections
+
+
+def _render_link(link: BacktrackLink, on_navigate: Navigate, steps: Sequence[Any], key: str,
+                 step_label: StepLabel | None) -> None:
+    cols = st.columns([5, 1])
+    with cols[0]:
+        if link.error:
+            # A relation can carry a recorded role name: escaped for the alert's Markdown.
+            st.error(f"{link.number}. {markdown_literal(link.relation)}",
+                     icon=":material/error:")
+        head = f"{_indent(link.depth)}{link.number}. " + (
+            link.title if link.error else f"{link.relation}: {link.title}")
+        if link.inferred:
+            head += f"   (inferred: {link.inferred})"
+        st.text(head)
+        if link.text is not None:
+            st.code(display_text(link.text.full, PREVIEW_IN_LISTS).text, language=None,
+                    wrap_lines=True)
+    with cols[1]:
+        _nav_button(link.nav, on_navigate, f"{key}-go-{link.number}", steps, "Step",
+                    explain=False, step_label=step_label)
 
 
 def render_search(index: EvidenceIndex, on_navigate: Navigate, *,

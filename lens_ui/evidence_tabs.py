@@ -26,10 +26,12 @@ from recorders.run_step import RunStep
 from lens.step_places import ScopedSteps
 from lens.text import markdown_literal, one_line
 from lens_ui import session
-from lens_ui.evidence_panel import render_backtrack, render_search
+from lens.evidence.causes import likely_causes
+from lens_ui.evidence_panel import render_backtrack, render_causes, render_search
 from lens_ui.runs import LoadedRun
 
 BACKTRACK_KEY = "lens.backtrack"  # evidence_panel widget keys start with this
+CAUSES_KEY = "lens.causes"
 SEARCH_KEY = "lens.search"
 BACKTRACK_TARGET = f"{BACKTRACK_KEY}-target"  # the "walk back from" selectbox
 SEARCH_QUERY = f"{SEARCH_KEY}-query"
@@ -115,6 +117,11 @@ def backtrack_tab(run: LoadedRun, profile: str, path: tuple[str, ...], position:
     links = EvidenceLinks(run, profile, path)
     index = links.index
     _seed_backtrack_target(run, len(index.calls))
+    route = run.projection(profile).route
+    causes = likely_causes(index, links.step_map, hops=route.get_hops(),
+                           trips=route.get_trips(), gaps=run.recording.gaps)
+    render_causes(causes, lambda target: links.go(target, show_steps_tab), steps=links.steps,
+                  key=CAUSES_KEY, step_label=links.label)
     if index.calls:
         _backtrack_starts(run, links, position)
     if profile != DEFAULT_PROFILE:

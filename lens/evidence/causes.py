@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from recorders.evidence import MESSAGES, EvidenceIndex, ModelCall, StepMap, ToolCall
+from recorders.evidence import MESSAGES, EvidenceIndex, ModelCall, StepMap
 from recorders.gaps import Gap
 from recorders.route_recorder import RouteHop, RouteTrip, format_route_hop
 from lens.evidence.nav import Nav, call_title, nav_for_call, nav_for_tool
@@ -54,12 +54,13 @@ def likely_causes(index: EvidenceIndex, step_map: StepMap | None = None, *,
                   hops: Sequence[RouteHop] = (), trips: Sequence[RouteTrip] = (),
                   gaps: Sequence[Gap] = ()) -> tuple[LikelyCause, ...]:
     """Every likely cause in the run the steps describe, most likely first."""
+    served = _served_tool_ids(index)
     found: list[LikelyCause] = []
-    found += _tool_failures(index, step_map)
+    found += _tool_failures(index, step_map, served)
     found += _provider_errors(index, step_map)
     found += _route_causes(index, step_map, hops, trips)
     found += _context_cuts(index, step_map, gaps)
-    found += _results_never_served(index, step_map)
+    found += _results_never_served(index, step_map, served)
     return tuple(found)
 
 
@@ -70,7 +71,8 @@ def _name(value: object) -> str:
 # ─── 1. Tools ──────────────────────────────────────────────────────────
 
 
-def _tool_failures(index: EvidenceIndex, step_map: StepMap | None) -> list[LikelyCause]:
+def _tool_failures(index: EvidenceIndex, step_map: StepMap | None,
+                   served: frozenset[int]) -> list[LikelyCause]:
     causes = []
     for tool in index.shown_tools():
         nav = nav_for_tool(index, step_map, tool.id)
@@ -81,7 +83,7 @@ def _tool_failures(index: EvidenceIndex, step_map: StepMap | None) -> list[Likel
             causes.append(LikelyCause(
                 "failed tool", ERROR, f"Tool {_name(tool.name)} failed{took}",
                 f"The tool returned an error{asked}; the model was served this error text "
-                "instead of a result." if _served(index, tool) else
+                "instead of a result." if tool.id in served else
                 f"The tool returned an error{asked}.",
                 display_text(tool.result) if tool.has_result else None, nav))
         elif not tool.ended:
@@ -89,10 +91,6 @@ def _tool_failures(index: EvidenceIndex, step_map: StepMap | None) -> list[Likel
                 "tool did not end", ERROR, f"Tool {_name(tool.name)} never returned",
                 f"The recording has the tool call's start but no end{asked}.", None, nav))
     return causes
-
-
-def _served(index: EvidenceIndex, tool: ToolCall) -> bool:
-    return tool.id in _served_tool_ids(index)
 
 
 def _served_tool_ids(index: EvidenceIndex) -> frozenset[int]:
@@ -227,11 +225,10 @@ def _last_text(calls: Sequence[ModelCall]) -> str:
 # ─── 5. Never served ───────────────────────────────────────────────────
 
 
-def _results_never_served(index: EvidenceIndex, step_map: StepMap | None
-                          ) -> list[LikelyCause]:
+def _results_never_served(index: EvidenceIndex, step_map: StepMap | None,
+                          served: frozenset[int]) -> list[LikelyCause]:
     """Tool results that a later model call in the same scope should have been
     served (its messages slot was recorded) and was not."""
-    served = _served_tool_ids(index)
     later_with_messages: dict[int, ModelCall] = {}
     for call in index.calls:  # for each call, the next call of its scope that has messages
         if MESSAGES not in call.slots:

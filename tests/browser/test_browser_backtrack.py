@@ -1,0 +1,94 @@
+"""The backtrack task in a real browser: from an open run to the failing tool's
+step and its error text in at most three actions.
+
+What counts as the answer is read from the recording itself: the typed
+``tool_end`` that carries ``error: true`` (its error text), and the step the
+lens projection anchors at the model call that asked for that tool (the last
+``llm_end`` before the tool started), so nothing on screen is checked against
+a number copied from the code.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import expect
+
+from lens_browser import REPO
+from lens_page import LensPage, key_class
+from recorders.loading import load_path
+from recorders.projections import build_projection
+
+pytestmark = pytest.mark.browser
+
+SAMPLE = "agent-refund-multi-tools-error"
+SAMPLE_FILE = REPO / "sample_runs" / f"{SAMPLE}.json"
+P = "agentfootprint."
+MAX_ACTIONS = 3
+
+
+def failing_tool() -> tuple[str, str, int]:
+    """(tool name, error text, 1-based step number) of the run's first failed tool."""
+    events = json.loads(SAMPLE_FILE.read_text())["events"]
+    end = next(e for e in events if e["type"] == P + "stream.tool_end"
+               and e["payload"].get("error") is True)
+    call_id = end["payload"]["toolCallId"]
+    start_at = next(i for i, e in enumerate(events) if e["type"] == P + "stream.tool_start"
+                    and e["payload"].get("toolCallId") == call_id)
+    name = events[start_at]["payload"]["toolName"]
+    asker = next(e for e in reversed(events[:start_at]) if e["type"] == P + "stream.llm_end")
+    stage = asker["meta"]["runtimeStageId"]
+    steps = build_projection(load_path(SAMPLE_FILE), "lens").get_steps(None)
+    number = next(n for n, step in enumerate(steps, 1)
+                  if step.runtime_stage_id == stage and step.label == "llm→tool")
+    return name, end["payload"]["result"], number
+
+
+@pytest.fixture
+def lens(page, screenshot_dir, request) -> LensPage:
+    return LensPage(page, screenshot_dir, request.node.name)
+
+
+def test_backtrack_reaches_the_failing_tool_and_its_error_in_three_actions(lens):
+    name, error_text, step_number = failing_tool()
+    lens.choose_sample(SAMPLE)
+    main = lens.page.locator('[data-testid="stMain"]')
+    actions = 0
+
+    # 1 (mouse): open the Backtrack tab. The likely causes come first, the
+    # failed tool at their head, with its error text.
+    lens.open_tab("Backtrack")
+    actions += 1
+    first_cause = lens.page.locator(f".{key_class('lens.causes-0')}")
+    expect(first_cause).to_contain_text(name)
+    expect(first_cause).to_contain_text(error_text)
+    expect(first_cause.locator('[data-testid="stAlertContentError"]')).to_have_count(1)
+    lens.screenshot("causes")
+
+    # 2 (keyboard): focus the cause's link to its step and press Enter.
+    go = lens.button("lens.causes-go-0")
+    go.focus()
+    lens.page.keyboard.press("Enter")
+    actions += 1
+    label = lens.wait_for_step(step_number)
+    assert label.number == step_number
+    assert lens.tab_selected("Steps")
+    expect(main).to_contain_text(error_text)
+    lens.screenshot("failing-step")
+    assert actions <= MAX_ACTIONS
+
+
+def test_the_chain_is_a_tree_of_sections_with_the_error_marked(lens):
+    name, error_text, _ = failing_tool()
+    lens.choose_sample(SAMPLE)
+    lens.open_tab("Backtrack")
+    sections = lens.page.locator('[data-testid="stExpander"]')
+    expect(sections.first).to_be_visible()
+    # The answer's own context is open, and the section holding the error says so.
+    first = sections.first
+    expect(first.locator("details")).to_have_attribute("open", "")
+    expect(first).to_contain_text("error")
+    expect(first.locator('[data-testid="stAlertContentError"]').first).to_be_visible()
+    expect(first).to_contain_text(error_text)
+    lens.screenshot("chain")
