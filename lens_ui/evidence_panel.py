@@ -27,7 +27,7 @@ from lens.evidence.causes import LikelyCause
 from lens.evidence.delta import ContextDelta
 from lens.evidence.nav import Nav, call_title
 from lens.evidence.report import StepPlaceOf, backtrack_report
-from lens.evidence.search import SearchResults, search
+from lens.evidence.search import SearchResults, highlighted_markdown, search
 from lens.evidence.served import (ServedContext, SlotPanel, piece_pages, served_context,
                                   served_context_for_step)
 from lens.text import display_text, markdown_literal
@@ -223,21 +223,31 @@ def render_search(index: EvidenceIndex, on_navigate: Navigate, *,
     steps = steps if steps is not None else []
     smap = step_map or StepMap(index, steps)
     query = st.text_input("Find text anywhere in the run", key=f"{key}-query")
-    match_case = st.checkbox("Match case", key=f"{key}-case")
+    case_column, errors_column = st.columns(2)
+    match_case = case_column.checkbox("Match case", key=f"{key}-case")
+    errors_only = errors_column.checkbox(
+        "Errors only", key=f"{key}-errors",
+        help="Error events, and the arguments and results of failed tool calls and the "
+             "output of failed model calls.")
     if not query:
         st.caption("Searches prompts, model outputs, tool arguments and results, injected "
                    "context and route reasons.")
         return None
-    results = search(index, query, smap, limit=limit, case_sensitive=match_case)
+    results = search(index, query, smap, limit=limit, case_sensitive=match_case,
+                     errors_only=errors_only)
     shown = f", the first {len(results.hits)} shown" if results.truncated else ""
-    st.caption(f"{results.total} matching value(s){shown}.")
+    kind = "matching error value(s)" if errors_only else "matching value(s)"
+    st.caption(f"{results.total} {kind}{shown}.")
     for n, hit in enumerate(results.hits):
-        with st.container(border=True):
+        with st.container(border=True, key=f"{key}-hit-{n}"):
+            if hit.error:
+                st.error("Error", icon=":material/error:")
             where = f"{hit.kind} · {hit.label}" if hit.label else hit.kind
             if hit.served_in:
                 where += f" · served to {len(hit.served_in)} model call(s)"
             st.text(where)
-            st.code(hit.snippet, language=None, wrap_lines=True)
+            # Every part is escaped; the only markup is the bold around each match.
+            st.markdown(highlighted_markdown(hit.parts))
             st.caption(f"{hit.value_length:,} characters; match at character "
                        f"{hit.match_start:,}.")
             if hit.preview.truncated:

@@ -36,8 +36,9 @@ SEARCH_KEY = "lens.search"
 BACKTRACK_TARGET = f"{BACKTRACK_KEY}-target"  # the "walk back from" selectbox
 SEARCH_QUERY = f"{SEARCH_KEY}-query"
 SEARCH_CASE = f"{SEARCH_KEY}-case"
+SEARCH_ERRORS = f"{SEARCH_KEY}-errors"
 BACKTRACK_FROM = "lens.backtrack.from"  # (run key, model call id) to walk back from
-SEARCH_KEPT = "lens.search.kept"  # (query, match case) last searched
+SEARCH_KEPT = "lens.search.kept"  # (query, match case, errors only) last searched
 SCOPE_NAME_CHARS = 48
 
 REFERENCE_NOTE = ("The reference projection does not show model calls as steps, so a link "
@@ -178,11 +179,13 @@ def search_tab(run: LoadedRun, profile: str, path: tuple[str, ...]) -> None:
     links = EvidenceLinks(run, profile, path)
     kept = st.session_state.get(SEARCH_KEPT)
     if kept is not None and SEARCH_QUERY not in st.session_state:
-        st.session_state[SEARCH_QUERY], st.session_state[SEARCH_CASE] = kept
+        (st.session_state[SEARCH_QUERY], st.session_state[SEARCH_CASE],
+         st.session_state[SEARCH_ERRORS]) = kept
     if profile != DEFAULT_PROFILE:
         st.caption(REFERENCE_NOTE)
     render_search(links.index, lambda target: links.go(target, show_steps_tab),
                   steps=links.steps, step_map=links.step_map, key=SEARCH_KEY,
                   step_label=links.label)
     st.session_state[SEARCH_KEPT] = (st.session_state.get(SEARCH_QUERY, ""),
-                                     bool(st.session_state.get(SEARCH_CASE, False)))
+                                     bool(st.session_state.get(SEARCH_CASE, False)),
+                                     bool(st.session_state.get(SEARCH_ERRORS, False)))

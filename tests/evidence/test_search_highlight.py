@@ -1,0 +1,131 @@
+"""Search: matches highlighted as the only Markdown, and the "errors only" filter.
+
+The Markdown is checked against CommonMark's own rules (a backslash before
+ASCII punctuation makes it literal; ``**`` opens or closes emphasis only when
+flanking), so a hostile value cannot add markup and every match really is bold.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+import unicodedata
+from functools import lru_cache
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from corpus_files import case_names, read_bytes, recording_path
+from lens.evidence.search import highlighted_markdown, search
+from lens.run import OpenRun, open_run
+
+P = "agentfootprint."
+ROOT = ("__root__",)
+
+
+@lru_cache(maxsize=None)
+def opened(case: str) -> OpenRun:
+    return open_run(read_bytes(recording_path(case)))
+
+
+def _punct(char: str) -> bool:
+    return unicodedata.category(char)[0] in "PS"
+
+
+def markup_of(markdown: str) -> list[tuple[int, str]]:
+    """(position, run) of every unescaped ASCII punctuation run: what CommonMark
+    may read as markup."""
+    found, at = [], 0
+    while at < len(markdown):
+        char = markdown[at]
+        if char == "\\" and at + 1 < len(markdown) and markdown[at + 1] in string.punctuation:
+            at += 2
+            continue
+        if char in string.punctuation:
+            end = at
+            while end < len(markdown) and markdown[end] == char:
+                end += 1
+            found.append((at, markdown[at:end]))
+            at = end
+            continue
+        at += 1
+    return found
+
+
+def flanking(markdown: str, at: int, length: int) -> tuple[bool, bool]:
+    """(left-flanking, right-flanking) of the delimiter run at ``at`` (CommonMark 6.2)."""
+    before = markdown[at - 1] if at > 0 else " "
+    after = markdown[at + length] if at + length < len(markdown) else " "
+    left = not after.isspace() and (not _punct(after) or before.isspace() or _punct(before))
+    right = not before.isspace() and (not _punct(before) or after.isspace() or _punct(after))
+    return left, right
+
+
+def assert_only_bold_matches(markdown: str, matches: int) -> None:
+    runs = markup_of(markdown)
+    assert all(run == "**" for _, run in runs), f"unescaped markup in {markdown!r}"
+    assert len(runs) == 2 * matches
+    for n, (at, run) in enumerate(runs):
+        left, right = flanking(markdown, at, len(run))
+        assert (left if n % 2 == 0 else right), f"** at {at} cannot {'open' if n % 2 == 0 else 'close'} in {markdown!r}"
+
+
+@pytest.mark.parametrize("case", case_names())
+def test_errors_only_keeps_exactly_the_failed_tools_and_error_texts(case):
+    run = opened(case)
+    failed = [e["payload"]["result"] for e in run.recording.typed_events
+              if e.get("type") == P + "stream.tool_end" and isinstance(e.get("payload"), dict)
+              and e["payload"].get("error") is True and isinstance(e["payload"].get("result"), str)]
+    fatal = [e["payload"]["error"] for e in run.recording.typed_events
+             if e.get("type") == P + "error.fatal" and isinstance(e.get("payload"), dict)
+             and isinstance(e["payload"].get("error"), str)]
+    step_map = run.step_map("lens", ROOT)
+    for text in failed + fatal:
+        word = max(re.findall(r"\w+", text), key=len)
+        everything = search(run.evidence, word, step_map, limit=1000)
+        errors = search(run.evidence, word, step_map, limit=1000, errors_only=True)
+        assert errors.total >= 1 and all(hit.error for hit in errors.hits)
+        assert text in {hit.full_value for hit in errors.hits}
+        assert errors.total == sum(1 for hit in everything.hits if hit.error)
+    if not failed and not fatal:
+        anything = search(run.evidence, "e", step_map, limit=1000, errors_only=True)
+        assert all(hit.error for hit in anything.hits)
+
+
+@pytest.mark.parametrize("case", case_names())
+def test_every_hit_highlights_each_match_in_its_snippet(case):
+    run = opened(case)
+    query = "the"
+    results = search(run.evidence, query, run.step_map("lens", ROOT), limit=50)
+    for hit in results.hits:
+        joined = "".join(text for text, _ in hit.parts).strip("…")
+        assert joined in hit.full_value
+        matches = [text for text, is_match in hit.parts if is_match]
+        assert matches and all(m.lower() == query for m in matches)
+        assert len(matches) == joined.lower().count(query)
+        assert_only_bold_matches(highlighted_markdown(hit.parts), len(matches))
+
+
+@settings(max_examples=300, deadline=None)
+@given(before=st.text(max_size=20), match=st.text(min_size=1, max_size=8).filter(str.strip),
+       after=st.text(max_size=20))
+def test_any_text_gives_markdown_whose_only_markup_is_the_bold_match(before, match, after):
+    parts = tuple(p for p in ((before, False), (match, True), (after, False)) if p[0])
+    markdown = highlighted_markdown(parts)
+    assert "\n" not in markdown
+    assert_only_bold_matches(markdown, 1)
+
+
+def test_a_hostile_value_is_found_and_stays_text():
+    raw = json.loads(read_bytes(recording_path("agent-refund-multi-tools-error")))
+    end = next(e for e in raw["events"] if e["type"] == P + "stream.tool_end"
+               and e["payload"].get("error") is True)
+    end["payload"]["result"] = "x**[click](javascript:alert(1))**<img src=x onerror=alert(2)>`y`"
+    run = open_run(json.dumps(raw).encode())
+    results = search(run.evidence, "(javascript:", run.step_map("lens", ROOT),
+                     errors_only=True)
+    assert results.total >= 1
+    for hit in results.hits:
+        assert_only_bold_matches(highlighted_markdown(hit.parts), 1)
