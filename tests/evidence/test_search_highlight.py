@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import string
-import unicodedata
 from functools import lru_cache
 
 import pytest
@@ -20,6 +18,7 @@ from hypothesis import strategies as st
 from corpus_files import case_names, read_bytes, recording_path
 from lens.evidence.search import highlighted_markdown, search
 from lens.run import OpenRun, open_run
+from markdown_regions import assert_only_bold_matches
 
 P = "agentfootprint."
 ROOT = ("__root__",)
@@ -28,48 +27,6 @@ ROOT = ("__root__",)
 @lru_cache(maxsize=None)
 def opened(case: str) -> OpenRun:
     return open_run(read_bytes(recording_path(case)))
-
-
-def _punct(char: str) -> bool:
-    return unicodedata.category(char)[0] in "PS"
-
-
-def markup_of(markdown: str) -> list[tuple[int, str]]:
-    """(position, run) of every unescaped ASCII punctuation run: what CommonMark
-    may read as markup."""
-    found, at = [], 0
-    while at < len(markdown):
-        char = markdown[at]
-        if char == "\\" and at + 1 < len(markdown) and markdown[at + 1] in string.punctuation:
-            at += 2
-            continue
-        if char in string.punctuation:
-            end = at
-            while end < len(markdown) and markdown[end] == char:
-                end += 1
-            found.append((at, markdown[at:end]))
-            at = end
-            continue
-        at += 1
-    return found
-
-
-def flanking(markdown: str, at: int, length: int) -> tuple[bool, bool]:
-    """(left-flanking, right-flanking) of the delimiter run at ``at`` (CommonMark 6.2)."""
-    before = markdown[at - 1] if at > 0 else " "
-    after = markdown[at + length] if at + length < len(markdown) else " "
-    left = not after.isspace() and (not _punct(after) or before.isspace() or _punct(before))
-    right = not before.isspace() and (not _punct(before) or after.isspace() or _punct(after))
-    return left, right
-
-
-def assert_only_bold_matches(markdown: str, matches: int) -> None:
-    runs = markup_of(markdown)
-    assert all(run == "**" for _, run in runs), f"unescaped markup in {markdown!r}"
-    assert len(runs) == 2 * matches
-    for n, (at, run) in enumerate(runs):
-        left, right = flanking(markdown, at, len(run))
-        assert (left if n % 2 == 0 else right), f"** at {at} cannot {'open' if n % 2 == 0 else 'close'} in {markdown!r}"
 
 
 @pytest.mark.parametrize("case", case_names())
