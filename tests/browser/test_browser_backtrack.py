@@ -92,3 +92,48 @@ def test_the_chain_is_a_tree_of_sections_with_the_error_marked(lens):
     expect(first.locator('[data-testid="stAlertContentError"]').first).to_be_visible()
     expect(first).to_contain_text(error_text)
     lens.screenshot("chain")
+
+
+def test_search_highlights_matches_and_filters_to_errors(lens):
+    name, error_text, _ = failing_tool()
+    word = max(error_text.split(), key=len).strip(":")  # a word of the error text
+    lens.choose_sample(SAMPLE)
+    lens.open_tab("Search")
+    field = lens.page.locator(f".{key_class('lens.search-query')} input")
+    field.fill(word)
+    field.press("Enter")
+    lens.wait_idle()
+    hits = lens.page.locator(f'[class*="{key_class("lens.search-hit-")}"]')
+    expect(hits.first).to_be_visible()
+    everything = hits.count()
+    # Each shown match is bold, and only the match.
+    bold = lens.page.locator('[data-testid="stMarkdownContainer"] strong').all_inner_texts()
+    assert bold and all(b.lower() == word.lower() for b in bold)
+    lens.page.locator(f".{key_class('lens.search-errors')} label").click()
+    lens.wait_idle()
+    expect(hits.first.locator('[data-testid="stAlertContentError"]')).to_have_count(1)
+    errors = hits.count()
+    assert 1 <= errors <= everything
+    for n in range(errors):
+        expect(hits.nth(n).locator('[data-testid="stAlertContentError"]')).to_have_count(1)
+    lens.screenshot("errors-only")
+
+
+def test_a_raw_event_opens_the_step_that_holds_it(lens):
+    name, error_text, step_number = failing_tool()
+    lens.choose_sample(SAMPLE)
+    lens.open_page_link("raw events")
+    field = lens.page.locator(f".{key_class('lens.events.typed.text')} input")
+    field.fill("tool_end")
+    field.press("Enter")
+    lens.wait_idle()
+    events = json.loads(SAMPLE_FILE.read_text())["events"]
+    tool_ends = [e for e in events if e["type"] == P + "stream.tool_end"]
+    failed_row = next(n for n, e in enumerate(tool_ends) if e["payload"].get("error") is True)
+    lens.select_grid_row(failed_row)
+    expect(lens.page.locator('[data-testid="stJson"]')).to_contain_text("PaymentGateway")
+    lens.screenshot("event-selected")
+    lens.button("lens.events.typed.go").click()
+    label = lens.wait_for_step(step_number)
+    assert label.number == step_number
+    expect(lens.page.locator('[data-testid="stMain"]')).to_contain_text(error_text)
