@@ -158,7 +158,7 @@ def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
 
 def render_causes(causes: Sequence[LikelyCause], on_navigate: Navigate, *,
                   steps: Sequence[Any] | None = None, key: str = "evidence-causes",
-                  step_label: StepLabel | None = None) -> None:
+                  step_label: StepLabel | None = None, max_shown: int = 20) -> None:
     """The likely causes, most likely first: a coloured kind, the recording's
     names and error text as plain text, and a button to the step."""
     steps = steps if steps is not None else []
@@ -169,7 +169,7 @@ def render_causes(causes: Sequence[LikelyCause], on_navigate: Navigate, *,
         return
     st.caption("What most often explains a wrong answer, most likely first. Each leads to "
                "the step that shows it.")
-    for n, cause in enumerate(causes):
+    for n, cause in enumerate(causes[:max_shown]):
         with st.container(border=True, key=f"{key}-{n}"):
             alert = st.error if cause.is_error else st.warning
             alert(cause.kind.capitalize(), icon=":material/error:" if cause.is_error
@@ -181,6 +181,9 @@ def render_causes(causes: Sequence[LikelyCause], on_navigate: Navigate, *,
                         language=None, wrap_lines=True)
             _nav_button(cause.nav, on_navigate, f"{key}-go-{n}", steps, "Go to step",
                         step_label=step_label)
+    if len(causes) > max_shown:
+        st.caption(f"{len(causes) - max_shown} more likely causes are not shown; the failed "
+                   "tools and provider errors come first.")
 
 
 def _chain_sections(links: Sequence[BacktrackLink]) -> list[list[BacktrackLink]]:

@@ -26,7 +26,7 @@ from recorders.run_step import RunStep
 from lens.step_places import ScopedSteps
 from lens.text import markdown_literal, one_line
 from lens_ui import session
-from lens.evidence.causes import likely_causes
+from lens.evidence.causes import LikelyCause, likely_causes
 from lens_ui.evidence_panel import render_backtrack, render_causes, render_search
 from lens_ui.runs import LoadedRun
 
@@ -118,9 +118,7 @@ def backtrack_tab(run: LoadedRun, profile: str, path: tuple[str, ...], position:
     links = EvidenceLinks(run, profile, path)
     index = links.index
     _seed_backtrack_target(run, len(index.calls))
-    route = run.projection(profile).route
-    causes = likely_causes(index, links.step_map, hops=route.get_hops(),
-                           trips=route.get_trips(), gaps=run.recording.gaps)
+    causes = _causes(run.choice.digest, profile, tuple(path), run, links)
     render_causes(causes, lambda target: links.go(target, show_steps_tab), steps=links.steps,
                   key=CAUSES_KEY, step_label=links.label)
     if index.calls:
@@ -134,6 +132,16 @@ def backtrack_tab(run: LoadedRun, profile: str, path: tuple[str, ...], position:
     chosen = st.session_state.get(BACKTRACK_TARGET)
     if isinstance(chosen, int):
         st.session_state[BACKTRACK_FROM] = (run.choice.key, chosen)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _causes(digest: str, profile: str, path: tuple[str, ...], _run: LoadedRun,
+            _links: EvidenceLinks) -> tuple[LikelyCause, ...]:
+    """The run's likely causes, linked into the step list of the scope on screen
+    (built once per scope: every widget on the tab reruns the page)."""
+    route = _run.projection(profile).route
+    return likely_causes(_links.index, _links.step_map, hops=route.get_hops(),
+                         trips=route.get_trips(), gaps=_run.recording.gaps)
 
 
 def _seed_backtrack_target(run: LoadedRun, calls: int) -> None:

@@ -75,6 +75,8 @@ def _tool_failures(index: EvidenceIndex, step_map: StepMap | None,
                    served: frozenset[int]) -> list[LikelyCause]:
     causes = []
     for tool in index.shown_tools():
+        if not tool.failed and tool.ended:
+            continue
         nav = nav_for_tool(index, step_map, tool.id)
         asker = index.asked_by(tool.id)
         asked = f", asked for by {call_title(asker)}" if asker is not None else ""
@@ -93,14 +95,17 @@ def _tool_failures(index: EvidenceIndex, step_map: StepMap | None,
     return causes
 
 
+def _carries(call: ModelCall, tool_id: int) -> bool:
+    """Whether ``call`` was served the result of tool call ``tool_id`` (a piece
+    with no text at all is in no search entry, so it is looked for here)."""
+    return any(piece.tool_call == tool_id for piece in call.slots[MESSAGES].pieces)
+
+
 def _served_tool_ids(index: EvidenceIndex) -> frozenset[int]:
-    served = set()
-    for call in index.calls:
-        messages = call.slots.get(MESSAGES)
-        for piece in messages.pieces if messages else ():
-            if piece.tool_call is not None:
-                served.add(piece.tool_call)
-    return frozenset(served)
+    """Tool calls whose result some model call was served: the index stores each
+    served text once with the calls it was served to."""
+    return frozenset(entry.tool for entry in index.search_entries
+                     if entry.kind == "message" and entry.tool is not None and entry.served_in)
 
 
 # ─── 2. Provider ───────────────────────────────────────────────────────
@@ -237,17 +242,21 @@ def _results_never_served(index: EvidenceIndex, step_map: StepMap | None,
         while previous is not None and previous not in later_with_messages:
             later_with_messages[previous] = call
             previous = index.calls[previous].previous_in_scope
-    causes = []
-    for tool in index.shown_tools():
-        if tool.id in served or not tool.has_result or tool.requested_by is None:
-            continue
-        later = later_with_messages.get(tool.requested_by)
-        if later is None:
-            continue
-        causes.append(LikelyCause(
-            "result never served", WARNING,
-            f"Result of tool {_name(tool.name)} never reached the model",
-            f"{call_title(later)} came after it in the same scope, but no model call was "
-            "served this result.", display_text(tool.result),
-            nav_for_tool(index, step_map, tool.id)))
-    return causes
+    unserved = [(tool, later_with_messages[tool.requested_by]) for tool in index.shown_tools()
+                if tool.id not in served and tool.has_result and tool.requested_by is not None
+                and tool.requested_by in later_with_messages
+                and not _carries(later_with_messages[tool.requested_by], tool.id)]
+    if not unserved:
+        return []
+    tool, later = unserved[0]
+    if len(unserved) == 1:
+        headline = f"Result of tool {_name(tool.name)} never reached the model"
+        why = (f"{call_title(later)} came after it in the same scope, but no model call was "
+               "served this result.")
+    else:  # one line for many: a long run would bury every other cause
+        headline = (f"{len(unserved)} tool results never reached the model (the first: "
+                    f"{_name(tool.name)})")
+        why = ("Later model calls in the same scopes were served none of these results; the "
+               f"first came before {call_title(later)}.")
+    return [LikelyCause("result never served", WARNING, headline, why,
+                        display_text(tool.result), nav_for_tool(index, step_map, tool.id))]
