@@ -108,8 +108,8 @@ def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
                      recording_id: str = "", call_id: int | None = None,
                      profile: str | None = None, key: str = "evidence-backtrack",
                      max_shown: int = 150, step_label: StepLabel | None = None,
-                     report_places: StepPlaceOf | None = None
-                     ) -> BacktrackChain | None:
+                     report_places: StepPlaceOf | None = None,
+                     causes: Sequence[LikelyCause] = ()) -> BacktrackChain | None:
     """Walk back from a model output (the final answer by default), with a
     Markdown export."""
     steps = steps if steps is not None else []
@@ -134,7 +134,7 @@ def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
         key=target_key, **chosen)
     chain = backtrack(index, selected, smap)
     report = backtrack_report(index, chain, recording_id=recording_id, steps=steps,
-                                 profile=profile, step_place=report_places)
+                              profile=profile, step_place=report_places, causes=causes)
     st.download_button("Download the backtrack report (Markdown)", data=report,
                        file_name="backtrack-report.md", mime="text/markdown",
                        key=f"{key}-export", on_click="ignore")

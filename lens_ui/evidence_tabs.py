@@ -128,7 +128,7 @@ def backtrack_tab(run: LoadedRun, profile: str, path: tuple[str, ...], position:
     render_backtrack(index, lambda target: links.go(target, show_steps_tab), steps=links.steps,
                      step_map=links.step_map, recording_id=run.run_id, profile=profile,
                      key=BACKTRACK_KEY, step_label=links.label,
-                     report_places=links.report_place)
+                     report_places=links.report_place, causes=causes)
     chosen = st.session_state.get(BACKTRACK_TARGET)
     if isinstance(chosen, int):
         st.session_state[BACKTRACK_FROM] = (run.choice.key, chosen)

@@ -185,3 +185,21 @@ def test_the_report_quotes_decisions_and_merges_as_code():
         for link in chain.links:
             if link.kind == "decision":
                 assert link.title not in prose
+
+
+@pytest.mark.parametrize("case", ["agent-refund-multi-tools-error", "hostile-strings-agent",
+                                  "skillgraph-rejected-cap-then-model-pick"])
+def test_the_report_lists_the_causes_first_with_recording_text_only_in_code(case):
+    run = opened(case)
+    causes = causes_of(run)
+    chain = backtrack(run.evidence, None, run.step_map("lens", ROOT))
+    report = backtrack_report(run.evidence, chain, recording_id=run.run_id,
+                              steps=run.step_map("lens", ROOT).steps, causes=causes)
+    code, prose = split_code(report)
+    assert report.index("## Likely causes") < report.index("## Chain")
+    for cause in causes:
+        assert any(cause.headline in piece for piece in code)
+        if cause.detail is not None:
+            assert any(cause.detail.full[:200] in piece for piece in code)
+    for marker in ("<script", "onerror", "javascript:", "](", "<img"):
+        assert marker not in "\n".join(prose), marker
