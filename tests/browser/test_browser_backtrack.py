@@ -137,3 +137,20 @@ def test_a_raw_event_opens_the_step_that_holds_it(lens):
     label = lens.wait_for_step(step_number)
     assert label.number == step_number
     expect(lens.page.locator('[data-testid="stMain"]')).to_contain_text(error_text)
+
+
+def test_a_sequence_answer_walks_back_through_the_merge_to_each_branch(lens):
+    sample = "nested-sequence-with-parallel"
+    events = json.loads((REPO / "sample_runs" / f"{sample}.json").read_text())["events"]
+    branches = {tuple(e["meta"]["subflowPath"][:2]) for e in events
+                if e["type"] == P + "stream.llm_start" and len(e["meta"]["subflowPath"]) > 2}
+    lens.choose_sample(sample)
+    lens.open_tab("Backtrack")
+    main = lens.page.locator('[data-testid="stMain"]')
+    expect(main).to_contain_text("Nothing in this run failed")
+    merged = main.locator('[data-testid="stText"]').filter(has_text="merged answer of a branch")
+    expect(merged).to_have_count(len(branches))
+    # The plan step's answer was forwarded to each branch: in their (closed) sections.
+    expect(main.locator('[data-testid="stText"]').filter(
+        has_text="forwarded answer of the previous step")).not_to_have_count(0)
+    lens.screenshot("sequence-chain")
