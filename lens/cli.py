@@ -6,6 +6,8 @@ Subcommands:
   prints them (:mod:`recorders.cli`).
 - ``compare A B``: where two runs part and what the model was served
   differently (:mod:`lens.compare_command`).
+- ``archive index|runs|sql``: index a folder of saved runs and query it
+  (:mod:`archive.commands`).
 
 Each further command registers itself in :data:`COMMANDS` with a function
 that adds its arguments and one that runs it. Output is JSON on stdout unless
@@ -22,6 +24,7 @@ from typing import Any, Callable, Sequence
 
 from recorders import cli as recorder_cli
 from lens import compare_command
+from archive import commands as archive_commands
 
 PROG = "footprint-lens"
 
@@ -39,6 +42,8 @@ class Command:
 COMMANDS: list[Command] = [
     Command("compare", "where two runs part, and what the model was served differently",
             compare_command.add_arguments, compare_command.run),
+    Command(archive_commands.NAME, archive_commands.HELP, archive_commands.add_arguments,
+            archive_commands.run),
 ]
 
 

@@ -4,7 +4,9 @@
   them (the run page's "compare with…" and other pages set it).
 - The link is ``?a=<ref>&b=<ref>``: a sample by ``sample:<name>``, an upload
   by ``upload:<sha256>``, which opens only while this session still holds
-  that upload (uploads are never stored on the server for others).
+  that upload (uploads are never stored on the server for others); an
+  archive run by ``archive:<folder label>/<file>``, once this session has
+  handed it to the page (the Archive page's pair, or the open run).
 - This session's uploads are read through :func:`session_uploads` only, so
   the page follows wherever the upload store lives.
 """
@@ -13,14 +15,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lens_ui.runs import (SAMPLE, UPLOAD, LoadedRun, RunChoice, open_run, sample_choice,
-                          server_store, session_id)
+from lens_ui import session
+from lens_ui.archive_source import archive_bytes
+from lens_ui.runs import (ARCHIVE, SAMPLE, UPLOAD, LoadedRun, RunChoice, open_run,
+                          sample_choice, server_store, session_id)
 from lens_ui.samples import sample_catalog
 
 PAIR = "lens.compare.pair"          # (RunChoice, RunChoice): open the page on these
 LINK_READ = "lens.compare.link_read"
 SELECT_A, SELECT_B = "lens.compare.select_a", "lens.compare.select_b"
 LINK_A, LINK_B = "a", "b"
+ARCHIVE_OFFERED = "lens.compare.archive_runs"  # ref → RunChoice: archive runs handed here
 
 
 def session_uploads() -> dict[str, tuple[RunChoice, bytes]]:
@@ -35,8 +40,11 @@ def session_uploads() -> dict[str, tuple[RunChoice, bytes]]:
 
 
 def choice_ref(choice: RunChoice) -> str:
-    """How a link names a run: ``sample:<name>`` or ``upload:<digest>``."""
-    return f"{SAMPLE}:{choice.name}" if choice.kind == SAMPLE else f"{UPLOAD}:{choice.digest}"
+    """How a link names a run: ``sample:<name>``, ``upload:<digest>`` or
+    ``archive:<folder label>/<file>``."""
+    if choice.kind in (SAMPLE, ARCHIVE):
+        return f"{choice.kind}:{choice.name}"
+    return f"{UPLOAD}:{choice.digest}"
 
 
 def available() -> dict[str, RunChoice]:
@@ -45,13 +53,27 @@ def available() -> dict[str, RunChoice]:
             for name in sample_catalog()}
     for choice, _ in session_uploads().values():
         runs[choice_ref(choice)] = choice
+    runs.update(_archive_runs())
     return runs
+
+
+def _archive_runs() -> dict[str, RunChoice]:
+    """Archive runs this session handed to the page (a pair from the Archive page,
+    or the open run), kept so they stay selectable."""
+    offered: dict[str, RunChoice] = st.session_state.setdefault(ARCHIVE_OFFERED, {})
+    handed = list(st.session_state.get(PAIR) or ()) + [session.current_choice()]
+    for choice in handed:
+        if isinstance(choice, RunChoice) and choice.kind == ARCHIVE:
+            offered[choice_ref(choice)] = choice
+    return offered
 
 
 def label(choice: RunChoice) -> str:
     """A selectbox label (shown as text, never markup)."""
     if choice.kind == SAMPLE:
         return f"sample · {choice.name}"
+    if choice.kind == ARCHIVE:
+        return f"archive · {choice.name}"
     return f"upload · {choice.name} · {choice.digest[:10]}"
 
 
@@ -59,6 +81,9 @@ def open_choice(choice: RunChoice) -> LoadedRun | None:
     """The open run, or None when its bytes are gone (an upload this session dropped)."""
     if choice.kind == SAMPLE:
         return open_run(choice, sample_choice(choice.name)[1])
+    if choice.kind == ARCHIVE:
+        data = archive_bytes(choice)
+        return None if data is None else open_run(choice, data)
     kept = session_uploads().get(choice.digest)
     return None if kept is None else open_run(kept[0], kept[1])
 

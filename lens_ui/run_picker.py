@@ -23,9 +23,10 @@ from recorders.errors import RecordingError
 from lens.run_label import upload_label
 from lens.text import markdown_literal
 from lens_ui import session
+from lens_ui.archive_source import archive_bytes
 from lens_ui.run_store import MAX_UPLOADS_PER_SESSION, OverBudget
-from lens_ui.runs import (SAMPLE, UPLOAD, LoadedRun, RunChoice, open_run, sample_choice,
-                          server_store, session_id, upload_choice)
+from lens_ui.runs import (ARCHIVE, SAMPLE, UPLOAD, LoadedRun, RunChoice, open_run,
+                          sample_choice, server_store, session_id, upload_choice)
 from lens_ui.samples import sample_catalog
 
 UPLOADER = "lens.uploader"
@@ -93,6 +94,10 @@ def current_run() -> LoadedRun | None:
         return None
     if choice.kind == SAMPLE:
         _, data = sample_choice(choice.name)
+    elif choice.kind == ARCHIVE:
+        data = archive_bytes(choice)
+        if data is None:
+            return None
     else:
         data = server_store().upload_bytes(session_id(), choice.digest)
         if data is None:
@@ -130,6 +135,9 @@ def _run_select() -> None:
 def _options() -> dict[str, str]:
     """Option key → label: this session's uploads (newest first), then the samples."""
     options: dict[str, str] = {}
+    current = session.current_choice()
+    if current is not None and current.kind == ARCHIVE:  # opened from the Archive page
+        options[current.key] = f"{current.name} (archive)"
     for held in server_store().session_uploads(session_id()):
         options[held.info.key] = held.info.label
     for name in sample_catalog():

@@ -37,15 +37,17 @@ from lens_ui.samples import sample_catalog
 from lens_ui.server_limits import server_limits
 
 SAMPLE, UPLOAD = "sample", "upload"
+ARCHIVE = "archive"  # a run file of a configured archive folder (lens_ui/archive_source.py)
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
 @dataclass(frozen=True)
 class RunChoice:
-    """Which run is open: a sample by name, or an upload by digest."""
+    """Which run is open: a sample by name, an upload by digest, or an archive
+    file by ``<folder label>/<path in the folder>``."""
 
-    kind: str  # SAMPLE | UPLOAD
-    name: str  # the sample's name, or the uploaded file's name (untrusted)
+    kind: str  # SAMPLE | UPLOAD | ARCHIVE
+    name: str  # the sample's name, the uploaded file's name (untrusted), or the archive path
     digest: str
     # How an upload is told apart in the Runs list (app text and clipped,
     # one-line recording text); not part of its identity.
@@ -53,7 +55,7 @@ class RunChoice:
 
     @property
     def key(self) -> str:
-        return f"{self.kind}:{self.name if self.kind == SAMPLE else self.digest}"
+        return f"{self.kind}:{self.name if self.kind in (SAMPLE, ARCHIVE) else self.digest}"
 
     @property
     def link_name(self) -> str | None:

@@ -170,15 +170,18 @@ def _decode(data: bytes | bytearray | str) -> str:
     return text
 
 
-def gunzip(raw: bytes, limit: int = MAX_DECOMPRESSED_BYTES) -> bytes:
+def gunzip(raw: bytes, limit: int | None = None) -> bytes:
     """Decompress gzip bytes, refusing (RecordingError) as soon as the output
     would pass ``limit`` bytes: a caller with a tighter bound than the
     loader's own (a server tied to its upload limit) passes it here."""
     return _gunzip(raw, limit)
 
 
-def _gunzip(raw: bytes, limit: int = MAX_DECOMPRESSED_BYTES) -> bytes:
-    """Decompress every gzip member in turn, the size guard counting across all of them."""
+def _gunzip(raw: bytes, limit: int | None = None) -> bytes:
+    """Decompress every gzip member in turn, the size guard counting across all of them
+    (``limit`` bytes; by default :data:`MAX_DECOMPRESSED_BYTES`, read at call time)."""
+    if limit is None:
+        limit = MAX_DECOMPRESSED_BYTES
     out = bytearray()
     rest = raw
     while True:

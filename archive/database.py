@@ -1,0 +1,48 @@
+"""The index's DuckDB file: where it lives by default, and opening it.
+
+The default location is outside the archive folder, which may be read-only:
+``$FOOTPRINT_LENS_CACHE`` (else ``$XDG_CACHE_HOME/footprint-lens``, else
+``~/.cache/footprint-lens``) ``/archives/<folder name>-<hash of its absolute
+path>.duckdb``. DuckDB lets one process write a file at a time.
+
+Kept apart from the writer (:mod:`archive.store`, which needs pandas) so that
+the command line's readers start without it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import duckdb
+
+from archive.errors import ArchiveError
+
+
+def default_db_path(root: str | os.PathLike) -> Path:
+    """Where the index of folder ``root`` lives unless ``--db`` says otherwise."""
+    folder = os.path.abspath(os.fspath(root))
+    base = os.environ.get("FOOTPRINT_LENS_CACHE")
+    if not base:
+        cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+        base = os.path.join(cache, "footprint-lens")
+    tag = hashlib.sha256(folder.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in os.path.basename(folder))
+    return Path(base) / "archives" / f"{name or 'archive'}-{tag}.duckdb"
+
+
+def connect(db_path: str | os.PathLike, read_only: bool, **config) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection, with DuckDB's own failures said in one line."""
+    try:
+        return duckdb.connect(os.fspath(db_path), read_only=read_only, config=config)
+    except duckdb.IOException as error:
+        text = str(error)
+        if "lock" in text.lower():
+            raise ArchiveError(f"the index {os.fspath(db_path)} is in use by another process "
+                               "(DuckDB lets one process write it at a time)") from None
+        raise ArchiveError(f"cannot open the index {os.fspath(db_path)}: "
+                           f"{text.splitlines()[0]}") from None
+    except duckdb.Error as error:
+        raise ArchiveError(f"cannot open the index {os.fspath(db_path)}: "
+                           f"{str(error).splitlines()[0]}") from None

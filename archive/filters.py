@@ -1,0 +1,117 @@
+"""The Archive page's filters as one parameterised query over ``runs``.
+
+Everything a person types or picks is a bound parameter, never SQL text; the
+column to sort by is one of :data:`SORTS`. Text search looks in the user's
+message, the final answer, the run's error and the results of failed tools.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+# Sort label → ORDER BY (fixed text, chosen by label only).
+SORTS: dict[str, str] = {
+    "newest first": "started_at DESC NULLS LAST, file",
+    "oldest first": "started_at ASC NULLS LAST, file",
+    "most tokens": "input_tokens + output_tokens DESC, file",
+    "longest": "duration_ms DESC NULLS LAST, file",
+    "most failed tools": "failed_tool_calls DESC, started_at DESC NULLS LAST, file",
+}
+STATUSES = ("all", "completed", "crashed")
+
+LIST_COLUMNS = ("file", "run_id", "agent", "complete", "error", "failed_tool_calls",
+                "tool_calls", "model_calls", "input_tokens", "output_tokens", "duration_ms",
+                "started_at", "user_message", "final_answer", "skills", "lean", "sha256")
+
+
+@dataclass(frozen=True)
+class RunFilter:
+    agents: tuple[str, ...] = ()  # empty: every agent
+    status: str = "all"  # one of STATUSES
+    failed_tools_only: bool = False
+    text: str = ""
+    since: dt.date | None = None
+    until: dt.date | None = None  # inclusive
+    sort: str = "newest first"
+
+    def where(self) -> tuple[str, list[Any]]:
+        """The WHERE clause (``TRUE`` when nothing is filtered) and its parameters."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        if self.agents:
+            clauses.append(f"agent IN ({', '.join('?' for _ in self.agents)})")
+            params.extend(self.agents)
+        if self.status == "completed":
+            clauses.append("complete IS TRUE")
+        elif self.status == "crashed":
+            clauses.append("complete IS FALSE")
+        if self.failed_tools_only:
+            clauses.append("failed_tool_calls > 0")
+        if self.text.strip():
+            pattern = "%" + _like_escaped(self.text.strip()) + "%"
+            clauses.append(
+                "(user_message ILIKE ? ESCAPE '\\' OR final_answer ILIKE ? ESCAPE '\\' "
+                "OR error ILIKE ? ESCAPE '\\' OR file IN (SELECT file FROM tool_calls "
+                "WHERE error AND result_text ILIKE ? ESCAPE '\\'))")
+            params.extend([pattern] * 4)
+        if self.since is not None:
+            clauses.append("started_at >= ?")
+            params.append(dt.datetime.combine(self.since, dt.time.min))
+        if self.until is not None:
+            clauses.append("started_at < ?")
+            params.append(dt.datetime.combine(self.until + dt.timedelta(days=1), dt.time.min))
+        return (" AND ".join(clauses) or "TRUE"), params
+
+    def order_by(self) -> str:
+        return SORTS.get(self.sort, SORTS["newest first"])
+
+
+def page_sql(run_filter: RunFilter, limit: int) -> tuple[str, list[Any]]:
+    """The first ``limit`` matching runs, in the filter's order."""
+    where, params = run_filter.where()
+    columns = ", ".join(LIST_COLUMNS)
+    return (f"SELECT {columns} FROM runs WHERE {where} ORDER BY {run_filter.order_by()} "
+            f"LIMIT {int(limit)}", params)
+
+
+def count_sql(run_filter: RunFilter) -> tuple[str, list[Any]]:
+    where, params = run_filter.where()
+    return f"SELECT count(*) FROM runs WHERE {where}", params
+
+
+def _like_escaped(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def runs_over_time_sql(run_filter: RunFilter) -> tuple[str, list[Any]]:
+    """Runs per minute, hour or day (by how long the runs span), completed and
+    not, for the chart of runs over time."""
+    where, params = run_filter.where()
+    return (f"""
+        WITH chosen AS (SELECT started_at, complete FROM runs
+                        WHERE {where} AND started_at IS NOT NULL),
+             span AS (SELECT max(started_at) - min(started_at) AS width FROM chosen)
+        SELECT CASE WHEN (SELECT width FROM span) > INTERVAL 3 DAY
+                        THEN date_trunc('day', started_at)
+                    WHEN (SELECT width FROM span) > INTERVAL 6 HOUR
+                        THEN date_trunc('hour', started_at)
+                    ELSE date_trunc('minute', started_at) END AS bucket,
+               CASE WHEN complete IS FALSE THEN 'crashed' ELSE 'completed' END AS outcome,
+               count(*) AS runs
+        FROM chosen GROUP BY ALL ORDER BY bucket""", params)
+
+
+def failures_by_tool_sql(run_filter: RunFilter, top: int = 15) -> tuple[str, list[Any]]:
+    where, params = run_filter.where()
+    return (f"SELECT tool_name, count(*) AS failures FROM tool_calls WHERE error AND file IN "
+            f"(SELECT file FROM runs WHERE {where}) GROUP BY tool_name "
+            f"ORDER BY failures DESC, tool_name LIMIT {int(top)}", params)
+
+
+def tokens_by_agent_sql(run_filter: RunFilter) -> tuple[str, list[Any]]:
+    where, params = run_filter.where()
+    return (f"SELECT agent, sum(input_tokens) AS input_tokens, "
+            f"sum(output_tokens) AS output_tokens, count(*) AS runs FROM runs "
+            f"WHERE {where} GROUP BY agent ORDER BY sum(input_tokens) + sum(output_tokens) DESC, agent", params)

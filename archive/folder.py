@@ -1,0 +1,91 @@
+"""The archive folder on disk: which files might be runs, and what changed.
+
+:func:`scan_folder` lists every ``.json`` and ``.json.gz`` file under a folder
+(recursively, symlinked folders not followed) with its size and modification
+time, without reading it. :func:`plan_index` compares that listing with what
+the index holds: a file whose size and modification time are unchanged is not
+read again; any other is read, and its digest decides whether it changed.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from archive.errors import ArchiveError
+
+RUN_SUFFIXES = (".json", ".json.gz")
+
+
+@dataclass(frozen=True)
+class FileStat:
+    file: str  # path relative to the folder, "/"-separated
+    size_bytes: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True)
+class KnownFile:
+    """What the index remembers of a file from the last time it was read."""
+
+    size_bytes: int
+    mtime_ns: int
+    sha256: str
+    status: str
+
+
+@dataclass(frozen=True)
+class IndexPlan:
+    to_read: list[FileStat]  # new files, or files whose size or mtime moved
+    unchanged: list[FileStat]  # same size and mtime: not read
+    removed: list[str]  # in the index, gone from the folder
+
+
+def scan_folder(root: str | os.PathLike) -> list[FileStat]:
+    """Every candidate run file under ``root``, sorted by relative path."""
+    base = Path(root)
+    if not base.is_dir():
+        raise ArchiveError(f"{os.fspath(root)!r} is not a folder")
+    found: list[FileStat] = []
+    for directory, subdirectories, names in os.walk(base, onerror=None):
+        subdirectories.sort()
+        for name in names:
+            if not name.endswith(RUN_SUFFIXES):
+                continue
+            path = os.path.join(directory, name)
+            try:
+                stat = os.stat(path)
+            except OSError:
+                continue  # gone between listing and stat: not in this index
+            if not os.path.isfile(path):
+                continue
+            relative = os.path.relpath(path, base).replace(os.sep, "/")
+            found.append(FileStat(relative, stat.st_size, stat.st_mtime_ns))
+    found.sort(key=lambda s: s.file)
+    return found
+
+
+def plan_index(listing: list[FileStat], known: dict[str, KnownFile]) -> IndexPlan:
+    seen = set()
+    to_read: list[FileStat] = []
+    unchanged: list[FileStat] = []
+    for stat in listing:
+        seen.add(stat.file)
+        previous = known.get(stat.file)
+        if (previous is not None and previous.size_bytes == stat.size_bytes
+                and previous.mtime_ns == stat.mtime_ns):
+            unchanged.append(stat)
+        else:
+            to_read.append(stat)
+    removed = sorted(file for file in known if file not in seen)
+    return IndexPlan(to_read, unchanged, removed)
+
+
+def read_file(root: str | os.PathLike, file: str) -> bytes:
+    """The bytes of ``file`` under ``root``; an unreadable path is an ArchiveError."""
+    try:
+        with open(os.path.join(root, file), "rb") as handle:
+            return handle.read()
+    except OSError as error:
+        raise ArchiveError(f"cannot read {file}: {error.strerror or error}") from None

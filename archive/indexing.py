@@ -1,0 +1,146 @@
+"""Indexing a folder: which files to read, reading them, and what it came to.
+
+The pass is the same whichever engine reads the files: the folder is listed
+(size and modification time only), compared with what the index remembers,
+and only new or moved files are read. A file read again whose digest has not
+changed counts as unchanged and is not indexed again. The engine decides
+where :func:`read_one` runs: in this process (:mod:`archive.embedded`) or on
+a Dask cluster (:mod:`archive.cluster`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+from archive.errors import ArchiveError
+from archive.folder import FileStat, IndexPlan, KnownFile, read_file
+from archive.schema import RUN_TABLES
+from archive.rows import NOT_A_RUN, RUN, UNREADABLE, FileOutcome, file_digest, index_file
+
+Progress = Callable[[int, int], None]  # (files done, files to read)
+
+
+@dataclass(frozen=True)
+class ReadTask:
+    stat: FileStat
+    known_sha256: str | None  # the digest the index holds for this file, if any
+
+
+@dataclass
+class IndexedFile:
+    """One file read in this pass: its stat, and its outcome (None: same digest)."""
+
+    stat: FileStat
+    sha256: str
+    outcome: FileOutcome | None
+
+
+@dataclass
+class IndexReport:
+    runs: int = 0
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    unreadable: list[dict[str, str]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"runs": self.runs, "added": self.added, "updated": self.updated,
+                "unchanged": self.unchanged, "removed": self.removed,
+                "unreadable": list(self.unreadable)}
+
+
+def read_one(root: str, task: ReadTask) -> IndexedFile:
+    """Read one file and index it, unless its digest says it has not changed."""
+    try:
+        data = read_file(root, task.stat.file)
+    except ArchiveError as error:
+        outcome = FileOutcome(task.stat.file, task.stat.size_bytes, "", UNREADABLE, str(error))
+        return IndexedFile(task.stat, "", outcome)
+    digest = file_digest(data)
+    stat = FileStat(task.stat.file, len(data), task.stat.mtime_ns)
+    if digest == task.known_sha256:
+        return IndexedFile(stat, digest, None)
+    return IndexedFile(stat, digest, index_file(task.stat.file, data, digest))
+
+
+def read_batch(root: str, tasks: list[ReadTask]) -> list[IndexedFile]:
+    return [read_one(root, task) for task in tasks]
+
+
+def batches(tasks: list[ReadTask], max_bytes: int = 32 * 1024**2,
+            max_files: int = 256) -> Iterator[list[ReadTask]]:
+    """Consecutive groups of files, bounded in count and in bytes."""
+    batch: list[ReadTask] = []
+    size = 0
+    for task in tasks:
+        if batch and (len(batch) >= max_files or size + task.stat.size_bytes > max_bytes):
+            yield batch
+            batch, size = [], 0
+        batch.append(task)
+        size += task.stat.size_bytes
+    if batch:
+        yield batch
+
+
+def replaced_files(indexed: list[IndexedFile]) -> list[str]:
+    """Files read in this pass whose rows are replaced (their digest changed)."""
+    return [item.stat.file for item in indexed if item.outcome is not None]
+
+
+def rows_by_table(indexed: list[IndexedFile]) -> dict[str, list[dict[str, Any]]]:
+    """The new rows of every run table, from the files whose digest changed."""
+    rows: dict[str, list[dict[str, Any]]] = {table.name: [] for table in RUN_TABLES}
+    for item in indexed:
+        if item.outcome is not None:
+            for name, table_rows in item.outcome.tables.items():
+                rows[name].extend(table_rows)
+    return rows
+
+
+def files_rows(indexed: list[IndexedFile]) -> list[dict[str, Any]]:
+    """Rows of the ``files`` table; ``status`` None marks a file whose digest did
+    not change (only its size and mtime are to be updated)."""
+    return [{
+        "file": item.stat.file, "size_bytes": item.stat.size_bytes,
+        "mtime_ns": item.stat.mtime_ns, "sha256": item.sha256,
+        "status": item.outcome.status if item.outcome is not None else None,
+        "problem": item.outcome.problem if item.outcome is not None else None,
+    } for item in indexed]
+
+
+def read_tasks(plan: IndexPlan, known: dict[str, KnownFile]) -> list[ReadTask]:
+    return [ReadTask(stat, known[stat.file].sha256 if stat.file in known else None)
+            for stat in plan.to_read]
+
+
+class ReportTally:
+    """Counts what a pass did, file by file, as the engine hands files back."""
+
+    def __init__(self, plan: IndexPlan, known: dict[str, KnownFile]) -> None:
+        self.known = known
+        self.report = IndexReport(unchanged=len(plan.unchanged))
+        self.report.removed = sum(1 for f in plan.removed if _counted(known.get(f)))
+
+    def add(self, indexed: Iterable[IndexedFile]) -> None:
+        for item in indexed:
+            previous = self.known.get(item.stat.file)
+            if item.outcome is None:
+                self.report.unchanged += 1
+            elif item.outcome.status == NOT_A_RUN:
+                if _counted(previous):
+                    self.report.removed += 1  # it was a run and is not one any more
+            elif _counted(previous):
+                self.report.updated += 1
+            else:
+                self.report.added += 1
+
+
+def _counted(known: KnownFile | None) -> bool:
+    return known is not None and known.status in (RUN, UNREADABLE)
+
+
+def absolute_folder(root: str | os.PathLike) -> str:
+    return os.path.abspath(os.fspath(root))

@@ -1,0 +1,387 @@
+"""One run file in, its archive rows out: the pure core of the index.
+
+:func:`index_file` reads a file's bytes with the recorders' loader and walks
+the typed stream once, producing the rows of every table in
+:mod:`archive.schema` for that file. It touches no disk, no database and no
+global state, so the embedded index and the Dask engine map the very same
+function over a folder, and a test can call it on bytes.
+
+A file is one of three things (:class:`FileOutcome.status`):
+
+- ``run``: read, with its rows;
+- ``unreadable``: it looks like a run (or cannot even be parsed) and the loader
+  refused it; ``problem`` is the loader's one-line reason;
+- ``not-a-run``: well-formed JSON that is not a recording (a manifest, a
+  package file): skipped quietly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from recorders.errors import RecordingError
+from recorders import evidence
+from recorders.evidence import usage_tokens
+from recorders.lens_projection import lens_route
+from recorders.loading import ENVELOPE_FORMAT, Recording, load_recording, parse_json
+
+RUN, UNREADABLE, NOT_A_RUN = "run", "unreadable", "not-a-run"
+SHORT_TEXT_CHARS = 500
+
+_PREFIX = "agentfootprint."
+_LLM_START = _PREFIX + "stream.llm_start"
+_LLM_END = _PREFIX + "stream.llm_end"
+_TOOL_START = _PREFIX + "stream.tool_start"
+_TOOL_END = _PREFIX + "stream.tool_end"
+_TURN_START = _PREFIX + "agent.turn_start"
+_TURN_END = _PREFIX + "agent.turn_end"
+_COMPOSITION_ENTER = _PREFIX + "composition.enter"
+_RUN_CONFIGURED = _PREFIX + "agent.run_configured"
+_ERROR_FATAL = _PREFIX + "error.fatal"
+
+
+@dataclass
+class FileOutcome:
+    """What indexing one file gave: its status and, for a run, its rows by table."""
+
+    file: str
+    size_bytes: int
+    sha256: str
+    status: str  # RUN | UNREADABLE | NOT_A_RUN
+    problem: str | None = None
+    tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+
+def index_file(file: str, data: bytes, sha256: str | None = None) -> FileOutcome:
+    """Index the bytes of the file at relative path ``file`` (plain or gzipped);
+    ``sha256`` is their digest when the caller has it already."""
+    digest = sha256 or file_digest(data)
+    outcome = FileOutcome(file, len(data), digest, RUN)
+    try:
+        recording = load_recording(data)
+    except RecordingError as error:
+        outcome.status = UNREADABLE if _looks_like_a_run(data) else NOT_A_RUN
+        outcome.problem = _one_line(str(error)) if outcome.status == UNREADABLE else None
+        return outcome
+    except RecursionError:
+        outcome.status, outcome.problem = UNREADABLE, "the recording is nested too deeply"
+        return outcome
+    if not recording.typed_events and not recording.boundary_events:
+        outcome.status = NOT_A_RUN  # e.g. an empty JSON list: nothing was recorded
+        return outcome
+    outcome.tables = run_rows(recording, file, len(data), digest)
+    return outcome
+
+
+def file_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def run_rows(recording: Recording, file: str, size_bytes: int,
+             sha256: str) -> dict[str, list[dict[str, Any]]]:
+    """Rows of every run table for one loaded recording."""
+    run_id = evidence.run_id(recording)
+    walk = _TypedWalk(file, run_id)
+    for event in recording.typed_events:
+        handler = walk.handlers.get(event.get("type"))
+        if handler is not None:
+            handler(event.get("payload"), event.get("meta"))
+        walk.see_meta(event.get("meta"))
+    entry, exit_ = _root_boundaries(recording.boundary_events)
+    route = lens_route(recording)
+    hops = _hop_rows(route, file, run_id)
+    gaps = [{"file": file, "run_id": run_id, "code": g.code, "message": g.message}
+            for g in recording.gaps]
+    run_info = recording.run_info or {}
+    started = (_iso_time(run_info.get("startedAt")) or _ms_time(_field(entry, "ts"))
+               or _ms_time(walk.first_ms))
+    ended = (_iso_time(run_info.get("endedAt")) or _ms_time(_field(exit_, "ts"))
+             or _ms_time(walk.last_ms))
+    complete = recording.complete
+    producer = recording.producer or {}
+    exit_payload = _field(exit_, "payload")
+    run = {
+        "file": file,
+        "run_id": run_id,
+        "agent": _agent(recording, walk),
+        "session_id": _text(run_info.get("sessionId")) or walk.session_id,
+        "complete": complete,
+        "lean": recording.is_lean,
+        "model_calls": len(walk.model_calls),
+        "tool_calls": len(walk.tool_calls),
+        "failed_tool_calls": sum(1 for t in walk.tool_calls if t["error"]),
+        "input_tokens": int(sum(c["input_tokens"] or 0 for c in walk.model_calls)),
+        "output_tokens": int(sum(c["output_tokens"] or 0 for c in walk.model_calls)),
+        "started_at": started,
+        "ended_at": ended,
+        "duration_ms": ((ended - started).total_seconds() * 1000
+                        if started is not None and ended is not None else None),
+        "final_answer": (_final_answer(walk, exit_payload)
+                         if complete is not False else None),
+        "user_message": walk.user_message or _text(_field(_field(entry, "payload"), "message")),
+        "error": (_text(_field(exit_payload, "error")) or walk.fatal_error
+                  if complete is not True else None),
+        "skills": route.get_path(),
+        "models": list(dict.fromkeys(c["model"] for c in walk.model_calls if c["model"])),
+        "source_kind": recording.source_kind,
+        "agentfootprint_version": _text(producer.get("agentfootprintVersion")),
+        "footprintjs_version": _text(producer.get("footprintjsVersion")),
+        "gap_count": len(gaps),
+        "size_bytes": size_bytes,
+        "sha256": sha256,
+    }
+    return {"runs": [run], "model_calls": walk.model_calls, "tool_calls": walk.tool_calls,
+            "route_hops": hops, "gaps": gaps}
+
+
+class _TypedWalk:
+    """One pass over the typed stream: model calls, tool calls, the turn's
+    prompt and answer, the root composition and how a crash was reported."""
+
+    def __init__(self, file: str, run_id: str) -> None:
+        self.file, self.run_id = file, run_id
+        self.model_calls: list[dict[str, Any]] = []
+        self.tool_calls: list[dict[str, Any]] = []
+        self._open_model_calls: dict[str, list[dict]] = {}  # stage id → calls not yet ended
+        self._tool_by_id: dict[str, dict] = {}
+        self.user_message: str | None = None
+        self.root_answer: str | None = None
+        self.root_composition: str | None = None
+        self.configured_agent: str | None = None
+        self.first_path_agent: str | None = None
+        self.fatal_error: str | None = None
+        self.session_id: str | None = None
+        self.first_ms: float | None = None
+        self.last_ms: float | None = None
+        self.handlers = {
+            _LLM_START: self._llm_start, _LLM_END: self._llm_end,
+            _TOOL_START: self._tool_start, _TOOL_END: self._tool_end,
+            _TURN_START: self._turn_start, _TURN_END: self._turn_end,
+            _COMPOSITION_ENTER: self._composition_enter,
+            _RUN_CONFIGURED: self._run_configured, _ERROR_FATAL: self._error_fatal,
+        }
+
+    def see_meta(self, meta: Any) -> None:
+        if not isinstance(meta, dict):
+            return
+        ms = meta.get("wallClockMs")
+        if _is_number(ms):
+            if self.first_ms is None:
+                self.first_ms = ms
+            self.last_ms = ms
+        if self.session_id is None and isinstance(meta.get("sessionId"), str):
+            self.session_id = meta["sessionId"]
+        if self.first_path_agent is None:
+            path = meta.get("compositionPath")
+            if isinstance(path, list) and path and isinstance(path[0], str):
+                self.first_path_agent = path[0].partition(":")[2] or path[0]
+
+    def _llm_start(self, payload: Any, meta: Any) -> None:
+        payload, meta = _obj(payload), _obj(meta)
+        call = {
+            "file": self.file, "run_id": self.run_id, "call_index": len(self.model_calls),
+            "runtime_stage_id": _text(meta.get("runtimeStageId")),
+            "composition_path": _path_text(meta.get("compositionPath")),
+            "iteration": _int(payload.get("iteration")),
+            "provider": _text(payload.get("provider")), "model": _text(payload.get("model")),
+            "input_tokens": None, "output_tokens": None, "stop_reason": None,
+            "tool_call_count": None, "duration_ms": None, "ended": False,
+            "started_at": _ms_time(meta.get("wallClockMs")), "output_text": None,
+        }
+        self.model_calls.append(call)
+        self._open_model_calls.setdefault(call["runtime_stage_id"] or "", []).append(call)
+
+    def _llm_end(self, payload: Any, meta: Any) -> None:
+        payload, meta = _obj(payload), _obj(meta)
+        waiting = self._open_model_calls.get(_text(meta.get("runtimeStageId")) or "")
+        if not waiting:
+            return  # an end without its start: nothing to count it against
+        call = waiting.pop(0)
+        tokens_in, tokens_out = usage_tokens(payload.get("usage"))
+        call.update(input_tokens=_int(tokens_in), output_tokens=_int(tokens_out),
+                    stop_reason=_text(payload.get("stopReason")),
+                    tool_call_count=_int(payload.get("toolCallCount")),
+                    duration_ms=_number(payload.get("durationMs")), ended=True,
+                    output_text=short_text(payload.get("content")))
+
+    def _tool_start(self, payload: Any, meta: Any) -> None:
+        payload, meta = _obj(payload), _obj(meta)
+        call_id = _text(payload.get("toolCallId"))
+        call = {
+            "file": self.file, "run_id": self.run_id, "call_index": len(self.tool_calls),
+            "tool_call_id": call_id, "tool_name": _text(payload.get("toolName")),
+            "runtime_stage_id": _text(meta.get("runtimeStageId")),
+            "error": False, "ended": False, "duration_ms": None,
+            "started_at": _ms_time(meta.get("wallClockMs")),
+            "args_text": short_text(payload.get("args")), "result_text": None,
+        }
+        self.tool_calls.append(call)
+        if call_id is not None:
+            self._tool_by_id[call_id] = call
+
+    def _tool_end(self, payload: Any, meta: Any) -> None:
+        payload = _obj(payload)
+        call = self._tool_by_id.pop(_text(payload.get("toolCallId")) or "", None)
+        if call is None:
+            return
+        call.update(error=payload.get("error") is True, ended=True,
+                    duration_ms=_number(payload.get("durationMs")),
+                    result_text=short_text(payload.get("result")))
+
+    def _turn_start(self, payload: Any, meta: Any) -> None:
+        if self.user_message is None:
+            self.user_message = _text(_obj(payload).get("userPrompt"))
+
+    def _turn_end(self, payload: Any, meta: Any) -> None:
+        if _is_root(meta):
+            self.root_answer = _text(_obj(payload).get("finalContent"))
+
+    def _composition_enter(self, payload: Any, meta: Any) -> None:
+        if self.root_composition is None and _is_root(meta):
+            self.root_composition = _text(_obj(payload).get("id"))
+
+    def _run_configured(self, payload: Any, meta: Any) -> None:
+        if self.configured_agent is None and _is_root(meta):
+            self.configured_agent = _text(_obj(payload).get("agentId"))
+
+    def _error_fatal(self, payload: Any, meta: Any) -> None:
+        if self.fatal_error is None:
+            self.fatal_error = _text(_obj(payload).get("error"))
+
+
+def _agent(recording: Recording, walk: _TypedWalk) -> str | None:
+    configuration = recording.configuration
+    if isinstance(configuration, dict) and isinstance(configuration.get("agentId"), str):
+        return configuration["agentId"]
+    return walk.root_composition or walk.configured_agent or walk.first_path_agent
+
+
+def _final_answer(walk: _TypedWalk, exit_payload: Any) -> str | None:
+    if walk.root_answer is not None:
+        return walk.root_answer
+    return exit_payload if isinstance(exit_payload, str) else None
+
+
+def _root_boundaries(events: list[dict]) -> tuple[dict | None, dict | None]:
+    """The root's ``run.entry`` and ``run.exit`` (the first entry, the last exit)."""
+    entry = exit_ = None
+    for event in events:
+        kind = event.get("type")
+        if kind == "run.entry" and entry is None:
+            entry = event
+        elif kind == "run.exit":
+            exit_ = event
+    return entry, exit_
+
+
+def _hop_rows(route, file: str, run_id: str) -> list[dict[str, Any]]:
+    hops = [(hop, False) for hop in route.get_hops()]
+    hops += [(hop, True) for hop in route.get_rejections()]
+    hops.sort(key=lambda pair: pair[0].iteration)  # stable: a rejection follows its hop
+    return [{
+        "file": file, "run_id": run_id, "hop_index": index, "iteration": _number(hop.iteration),
+        "from_skill": hop.from_skill, "to_skill": hop.to_skill or _text(hop.requested_skill),
+        "outcome": hop.outcome, "why": hop.why, "edge_label": hop.edge_label,
+        "last_tool": hop.last_tool, "rejected": rejected,
+        "runtime_stage_id": hop.runtime_stage_id,
+    } for index, (hop, rejected) in enumerate(hops)]
+
+
+def _looks_like_a_run(data: bytes) -> bool:
+    """Whether a file the loader refused should be reported rather than skipped:
+    anything that is not well-formed JSON, or JSON shaped like a recording."""
+    try:
+        document = parse_json(data)
+    except (RecordingError, RecursionError):
+        return True
+    if isinstance(document, list):
+        return bool(document) and all(isinstance(e, dict) and "type" in e for e in document[:5])
+    if isinstance(document, dict):
+        return (document.get("format") == ENVELOPE_FORMAT or "recording" in document
+                or "snapshot" in document or "events" in document)
+    return False
+
+
+# ─── small readers ─────────────────────────────────────────────────────
+
+
+def short_text(value: Any, limit: int = SHORT_TEXT_CHARS) -> str | None:
+    """A value as text for a table cell: strings as they are, anything else as
+    compact JSON; cut to ``limit`` characters with an ellipsis."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        try:
+            value = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        except (TypeError, ValueError, RecursionError):
+            value = repr(type(value).__name__)
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def _is_root(meta: Any) -> bool:
+    path = _obj(meta).get("compositionPath")
+    return isinstance(path, list) and len(path) <= 1
+
+
+def _path_text(value: Any) -> str | None:
+    if not isinstance(value, list):
+        return None
+    return "/".join(str(part) for part in value)
+
+
+def _field(obj: Any, name: str) -> Any:
+    return obj.get(name) if isinstance(obj, dict) else None
+
+
+def _obj(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if _is_number(value) else None
+
+
+def _int(value: Any) -> int | None:
+    if not _is_number(value):
+        return None
+    try:
+        return int(value)
+    except (OverflowError, ValueError):  # inf / nan never reach here; huge floats might
+        return None
+
+
+def _ms_time(ms: Any) -> datetime | None:
+    if not _is_number(ms):
+        return None
+    try:
+        return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).replace(tzinfo=None)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _iso_time(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if stamp.tzinfo is not None:
+        stamp = stamp.astimezone(timezone.utc).replace(tzinfo=None)
+    return stamp
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split()) or "the file could not be read"

@@ -1,0 +1,150 @@
+"""The archive's tables: every column's name, SQL type and meaning, in one place.
+
+DuckDB's tables, the Parquet datasets and the README's column reference are
+all made from :data:`TABLES`, so they cannot drift apart. Every row of every
+table carries ``file`` (the run file's path relative to the archive folder,
+``/``-separated), the key that ties a run's rows together; ``run_id`` is the
+run's own id, which copies of a file share.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    sql_type: str  # a DuckDB type: VARCHAR, BOOLEAN, INTEGER, BIGINT, DOUBLE, TIMESTAMP, VARCHAR[]
+    doc: str
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    doc: str
+    columns: tuple[Column, ...]
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+    def create_sql(self) -> str:
+        body = ", ".join(f'"{c.name}" {c.sql_type}' for c in self.columns)
+        return f'CREATE TABLE IF NOT EXISTS "{self.name}" ({body})'
+
+
+_FILE = Column("file", "VARCHAR", "path of the run file relative to the archive folder")
+_RUN_ID = Column("run_id", "VARCHAR", "the run's id (envelope `run.runId`, else the typed "
+                 "stream's, else the engine's), as the run page shows it")
+
+RUNS = Table("runs", "one row per readable run file", (
+    _FILE, _RUN_ID,
+    Column("agent", "VARCHAR", "the envelope's `configuration.agentId`; for a composition "
+           "root, the root composition's id; else the agent named by the first typed event"),
+    Column("session_id", "VARCHAR", "the run's `sessionId` (envelope or event meta), when "
+           "recorded"),
+    Column("complete", "BOOLEAN", "the envelope's `run.complete`; null when the file does "
+           "not say"),
+    Column("lean", "BOOLEAN", "recorded with `boundaryDetail: 'lean'` (no payloads in the "
+           "boundary log)"),
+    Column("model_calls", "INTEGER", "count of `stream.llm_start` events"),
+    Column("tool_calls", "INTEGER", "count of `stream.tool_start` events"),
+    Column("failed_tool_calls", "INTEGER", "count of `stream.tool_end` events with "
+           "`error: true`"),
+    Column("input_tokens", "BIGINT", "sum of the input counts of `stream.llm_end` usage "
+           "(0 when no call reported usage)"),
+    Column("output_tokens", "BIGINT", "sum of the output counts of `stream.llm_end` usage"),
+    Column("started_at", "TIMESTAMP", "UTC start: the envelope's `run.startedAt`, else "
+           "`run.entry`, else the first typed event"),
+    Column("ended_at", "TIMESTAMP", "UTC end: the envelope's `run.endedAt`, else `run.exit`, "
+           "else the last typed event"),
+    Column("duration_ms", "DOUBLE", "`ended_at` minus `started_at` in milliseconds"),
+    Column("final_answer", "VARCHAR", "the root agent's final content (`agent.turn_end`), or "
+           "the root's `run.exit` text; null when the run did not complete"),
+    Column("user_message", "VARCHAR", "the first `agent.turn_start` prompt, else the "
+           "root's `run.entry` message"),
+    Column("error", "VARCHAR", "how a crashed run ended: the root's `run.exit` error, else "
+           "the `error.fatal` text; null for a run that did not crash"),
+    Column("skills", "VARCHAR[]", "the skill route's path (skills visited, in order); "
+           "empty without a skill graph"),
+    Column("models", "VARCHAR[]", "the distinct models the run called, in first-call order"),
+    Column("source_kind", "VARCHAR", "`envelope`, `recording` or `boundary-list`"),
+    Column("agentfootprint_version", "VARCHAR", "producer: agentfootprint's version"),
+    Column("footprintjs_version", "VARCHAR", "producer: footprintjs's version"),
+    Column("gap_count", "INTEGER", "how many facts the recording does not carry (rows in "
+           "`gaps`)"),
+    Column("size_bytes", "BIGINT", "size of the file as stored (gzipped size for `.json.gz`)"),
+    Column("sha256", "VARCHAR", "sha256 of the file's bytes as stored"),
+))
+
+MODEL_CALLS = Table("model_calls", "one row per model call (`stream.llm_start`)", (
+    _FILE, _RUN_ID,
+    Column("call_index", "INTEGER", "0-based order of the call in the run"),
+    Column("runtime_stage_id", "VARCHAR", "the call's `runtimeStageId`"),
+    Column("composition_path", "VARCHAR", "where the call ran, e.g. `Sequence:notes/"
+           "LLMCall:draft`"),
+    Column("iteration", "INTEGER", "the agent loop's iteration, when recorded"),
+    Column("provider", "VARCHAR", "the provider named at the call's start"),
+    Column("model", "VARCHAR", "the model named at the call's start"),
+    Column("input_tokens", "BIGINT", "input tokens of the call's usage (null without "
+           "`stream.llm_end`)"),
+    Column("output_tokens", "BIGINT", "output tokens of the call's usage"),
+    Column("stop_reason", "VARCHAR", "the stop reason at the call's end"),
+    Column("tool_call_count", "INTEGER", "how many tools the answer asked for"),
+    Column("duration_ms", "DOUBLE", "the call's recorded duration"),
+    Column("ended", "BOOLEAN", "whether the call's `stream.llm_end` is in the file"),
+    Column("started_at", "TIMESTAMP", "UTC wall clock at the call's start"),
+    Column("output_text", "VARCHAR", "the start of the model's output text (500 characters "
+           "at most)"),
+))
+
+TOOL_CALLS = Table("tool_calls", "one row per tool call (`stream.tool_start`)", (
+    _FILE, _RUN_ID,
+    Column("call_index", "INTEGER", "0-based order of the tool call in the run"),
+    Column("tool_call_id", "VARCHAR", "the provider's tool-call id"),
+    Column("tool_name", "VARCHAR", "the tool's name"),
+    Column("runtime_stage_id", "VARCHAR", "the tool call's `runtimeStageId`"),
+    Column("error", "BOOLEAN", "the tool's end was recorded with `error: true`"),
+    Column("ended", "BOOLEAN", "whether the call's `stream.tool_end` is in the file"),
+    Column("duration_ms", "DOUBLE", "the call's recorded duration"),
+    Column("started_at", "TIMESTAMP", "UTC wall clock at the call's start"),
+    Column("args_text", "VARCHAR", "the arguments as compact JSON (500 characters at most)"),
+    Column("result_text", "VARCHAR", "the result (the error text for a failed call), 500 "
+           "characters at most"),
+))
+
+ROUTE_HOPS = Table("route_hops", "one row per hop of the skill route, rejections included", (
+    _FILE, _RUN_ID,
+    Column("hop_index", "INTEGER", "0-based order of the hop"),
+    Column("iteration", "DOUBLE", "the agent loop's iteration of the hop"),
+    Column("from_skill", "VARCHAR", "the skill the graph left (null on entry)"),
+    Column("to_skill", "VARCHAR", "the skill the graph moved to (or was asked to)"),
+    Column("outcome", "VARCHAR", "entry, stay, route, model-pick, rejected, …"),
+    Column("why", "VARCHAR", "the hop's cause in one line"),
+    Column("edge_label", "VARCHAR", "the graph edge's caption, when the hop took one"),
+    Column("last_tool", "VARCHAR", "the tool whose result decided the hop"),
+    Column("rejected", "BOOLEAN", "the move was asked for and refused"),
+    Column("runtime_stage_id", "VARCHAR", "the hop's `runtimeStageId`"),
+))
+
+GAPS = Table("gaps", "one row per fact a run file does not carry", (
+    _FILE, _RUN_ID,
+    Column("code", "VARCHAR", "a short code, e.g. `lean`, `incomplete`, `dropped`, `unknown-types`"),
+    Column("message", "VARCHAR", "the same, said for people"),
+))
+
+FILES = Table("files", "bookkeeping: every file the last index looked at, read or not", (
+    _FILE,
+    Column("size_bytes", "BIGINT", "size when last read"),
+    Column("mtime_ns", "BIGINT", "modification time when last read (nanoseconds)"),
+    Column("sha256", "VARCHAR", "sha256 of the bytes when last read"),
+    Column("status", "VARCHAR", "`run`, `unreadable` or `not-a-run`"),
+    Column("problem", "VARCHAR", "for an unreadable file: the loader's one-line reason"),
+))
+
+RUN_TABLES: tuple[Table, ...] = (RUNS, MODEL_CALLS, TOOL_CALLS, ROUTE_HOPS, GAPS)
+TABLES: tuple[Table, ...] = RUN_TABLES + (FILES,)
+TABLE_BY_NAME = {t.name: t for t in TABLES}

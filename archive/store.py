@@ -1,0 +1,131 @@
+"""The embedded index: the archive's tables in one DuckDB file.
+
+:class:`ArchiveStore` is the writer. It creates the tables of
+:mod:`archive.schema`, tells the indexing pass what it already knows of each
+file, and applies what a pass read, one batch per transaction: a file read
+again has all its rows replaced, a removed file has them dropped. Readers
+(the query commands, the app) open the file through :mod:`archive.query`.
+
+Where the file lives by default, and how it is opened: :mod:`archive.database`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable
+
+import duckdb
+import pandas as pd
+
+from archive.database import connect
+from archive.folder import KnownFile
+from archive.frames import insert_rows
+from archive.indexing import IndexedFile, files_rows, replaced_files, rows_by_table
+from archive.rows import UNREADABLE
+from archive.schema import FILES, RUN_TABLES, SCHEMA_VERSION, TABLES, Table
+
+_META = "archive_meta"
+
+
+class ArchiveStore:
+    """The writer of one index file; see the module doc."""
+
+    def __init__(self, connection: duckdb.DuckDBPyConnection) -> None:
+        self.connection = connection
+        self._ensure_schema()
+
+    @classmethod
+    def open(cls, db_path: str | os.PathLike) -> ArchiveStore:
+        Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+        return cls(connect(db_path, read_only=False))
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def __enter__(self) -> ArchiveStore:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _ensure_schema(self) -> None:
+        con = self.connection
+        con.execute(f'CREATE TABLE IF NOT EXISTS "{_META}" (schema_version INTEGER)')
+        found = con.execute(f'SELECT schema_version FROM "{_META}"').fetchone()
+        if found is not None and found[0] != SCHEMA_VERSION:
+            for table in TABLES:  # an index of another layout is rebuilt, not misread
+                con.execute(f'DROP TABLE IF EXISTS "{table.name}"')
+            con.execute(f'DELETE FROM "{_META}"')
+            found = None
+        for table in TABLES:
+            con.execute(table.create_sql())
+        if found is None:
+            con.execute(f'INSERT INTO "{_META}" VALUES (?)', [SCHEMA_VERSION])
+
+    def known_files(self) -> dict[str, KnownFile]:
+        rows = self.connection.execute(
+            'SELECT file, size_bytes, mtime_ns, sha256, status FROM "files"').fetchall()
+        return {file: KnownFile(size, mtime, sha or "", status)
+                for file, size, mtime, sha, status in rows}
+
+    def apply(self, indexed: Iterable[IndexedFile], removed: Iterable[str] = ()) -> None:
+        """Write one batch in one transaction; see :func:`apply_batch`."""
+        con = self.connection
+        con.execute("BEGIN TRANSACTION")
+        try:
+            apply_batch(con, list(indexed), list(removed))
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
+    def run_count(self) -> int:
+        return self.connection.execute('SELECT count(*) FROM "runs"').fetchone()[0]
+
+    def unreadable(self) -> list[dict[str, str]]:
+        rows = self.connection.execute(
+            'SELECT file, problem FROM "files" WHERE status = ? ORDER BY file',
+            [UNREADABLE]).fetchall()
+        return [{"file": file, "problem": problem} for file, problem in rows]
+
+
+def apply_batch(con: duckdb.DuckDBPyConnection, indexed: list[IndexedFile],
+                removed: list[str]) -> None:
+    """Replace the rows of every file read whose digest changed, update the stat
+    of those whose digest did not, and drop the rows of removed files."""
+    file_rows = files_rows(indexed)
+    rewritten = [r["file"] for r in file_rows if r["status"] is not None]
+    _delete(con, RUN_TABLES, replaced_files(indexed) + removed)
+    _delete(con, (FILES,), rewritten + removed)
+    _touch_unchanged(con, [r for r in file_rows if r["status"] is None])
+    rows = rows_by_table(indexed)
+    for table in RUN_TABLES:
+        insert_rows(con, table, rows[table.name])
+    insert_rows(con, FILES, [r for r in file_rows if r["status"] is not None])
+
+
+def _delete(con: duckdb.DuckDBPyConnection, tables: Iterable[Table], files: list[str]) -> None:
+    if not files:
+        return
+    con.register("_gone_files", pd.DataFrame({"file": files}))
+    try:
+        for table in tables:
+            con.execute(f'DELETE FROM "{table.name}" WHERE file IN (SELECT file FROM _gone_files)')
+    finally:
+        con.unregister("_gone_files")
+
+
+def _touch_unchanged(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
+    """Same digest, new size or mtime: remember the new stat so the next pass
+    does not read the file again."""
+    if not rows:
+        return
+    con.register("_touched", pd.DataFrame.from_records(
+        rows, columns=["file", "size_bytes", "mtime_ns"]))
+    try:
+        con.execute('UPDATE "files" SET size_bytes = t.size_bytes, mtime_ns = t.mtime_ns '
+                    'FROM _touched AS t WHERE "files".file = t.file')
+    finally:
+        con.unregister("_touched")
+

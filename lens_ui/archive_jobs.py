@@ -1,0 +1,99 @@
+"""Index an archive folder in the background, and read the index while it grows.
+
+One job per folder per server process, shared by every session: a thread
+running :func:`archive.embedded.index_folder` (incremental, so a pass over an
+unchanged folder is quick), with its progress kept where the page can read
+it. The page reads the same DuckDB database through a connection of this
+process (each query on its own cursor), and sees every batch the job commits.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import streamlit as st
+
+from archive.embedded import index_folder
+from archive.errors import ArchiveError
+from archive.indexing import IndexReport
+from archive.database import connect, default_db_path
+from archive.store import ArchiveStore
+
+
+@dataclass
+class IndexJob:
+    """One pass over a folder: how far it is, and how it ended."""
+
+    folder: Path
+    db: Path
+    done: int = 0
+    total: int | None = None  # None until the folder is listed
+    report: IndexReport | None = None
+    error: str | None = None
+    started: float = field(default_factory=time.monotonic)
+    finished: float | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.finished is None
+
+    def progress(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
+
+
+class _Jobs:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.by_folder: dict[Path, IndexJob] = {}
+
+
+@st.cache_resource(show_spinner=False)
+def _jobs() -> _Jobs:
+    return _Jobs()
+
+
+def db_path(folder: Path) -> Path:
+    return default_db_path(folder)
+
+
+def current_job(folder: Path) -> IndexJob | None:
+    return _jobs().by_folder.get(folder)
+
+
+def start_job(folder: Path) -> IndexJob:
+    """Start a pass over ``folder`` unless one is running; returns the folder's job."""
+    jobs = _jobs()
+    with jobs.lock:
+        job = jobs.by_folder.get(folder)
+        if job is not None and job.running:
+            return job
+        job = IndexJob(folder, db_path(folder))
+        jobs.by_folder[folder] = job
+    # The schema exists before the thread starts, so the page can read at once.
+    ArchiveStore(reader(job.db))
+    threading.Thread(target=_run, args=(job,), name=f"lens-archive-index-{folder.name}",
+                     daemon=True).start()
+    return job
+
+
+def _run(job: IndexJob) -> None:
+    try:
+        job.report = index_folder(job.folder, job.db, job.progress)
+    except ArchiveError as error:
+        job.error = str(error)
+    except Exception as error:  # noqa: BLE001 - the page shows one line, never a traceback
+        job.error = f"indexing stopped: {type(error).__name__}: {' '.join(str(error).split())}"
+    finally:
+        job.finished = time.monotonic()
+
+
+@st.cache_resource(show_spinner=False)
+def reader(db: Path) -> duckdb.DuckDBPyConnection:
+    """This process's connection to the index (the writer's thread opens the
+    same database, so both see one copy); query it through ``.cursor()``."""
+    db.parent.mkdir(parents=True, exist_ok=True)
+    return connect(db, read_only=False)

@@ -1,0 +1,263 @@
+"""The Archive page: find the wrong runs in a folder of saved runs, open or compare them.
+
+The folder is one the operator configured (``lens_ui/archive_config.py``). Its
+index builds in the background (``lens_ui/archive_jobs.py``) while the page
+stays usable: filters, a sortable table of the matching runs, three small
+charts, and buttons to open a run in the run page or compare two. Recording
+text reaches the page only through ``st.dataframe``, ``st.text`` and escaped
+plotly labels.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+import streamlit as st
+
+from archive.errors import ArchiveError
+from archive.filters import (SORTS, STATUSES, RunFilter, count_sql, failures_by_tool_sql,
+                             page_sql, runs_over_time_sql, tokens_by_agent_sql)
+from lens import archive_charts
+from lens_ui import session
+from lens_ui.archive_config import ENV_FOLDERS, archive_folders
+from lens_ui.archive_jobs import IndexJob, current_job, reader, start_job
+from lens_ui.archive_source import archive_choice
+
+PAGE_ROWS = 1_000
+FOLDER = "lens.archive.folder"
+TABLE = "lens.archive.table"
+NOTICE = "lens.archive.notice"
+COMPARE_PAIR = "lens.compare.pair"  # (RunChoice, RunChoice), read by the Compare page
+COMPARE_PAGE = Path(__file__).resolve().parent.parent / "pages" / "compare.py"
+RUN_PAGE = "lens_app.py"
+_CHART_CONFIG = {"displayModeBar": False, "staticPlot": False}
+
+
+def archive_page() -> None:
+    st.title("Archive", anchor=False)
+    folders = archive_folders()
+    if not folders:
+        st.info("No archive folder is configured. Start Lens with one: "
+                "`streamlit run lens_app.py -- --archive DIR` (repeatable), or set "
+                f"`{ENV_FOLDERS}=DIR`.")
+        return
+    labels = list(folders)
+    if st.session_state.get(FOLDER) not in folders:
+        st.session_state[FOLDER] = labels[0]
+    label = st.selectbox("Folder", labels, key=FOLDER,
+                         help="Folders the server was started with; see the README.")
+    folder = folders[label]
+    job = current_job(folder) or start_job(folder)
+    _index_status(folder)
+    notice = st.session_state.pop(NOTICE, None)
+    if notice:
+        st.info(notice)
+    try:
+        con = reader(job.db).cursor()
+    except ArchiveError as error:
+        st.error(str(error), icon=":material/error:")
+        return
+    try:
+        _browse(con, label)
+    except duckdb.Error as error:
+        st.error(f"The index could not be read: {' '.join(str(error).split())[:300]}",
+                 icon=":material/error:")
+    finally:
+        con.close()
+
+
+@st.fragment(run_every=1.0)
+def _index_status(folder: Path) -> None:
+    """Progress while a pass runs; when it ends, the whole page reruns once to
+    show every run it added."""
+    job = current_job(folder)
+    if job is None:
+        return
+    if job.running:
+        total = job.total or 0
+        fraction = job.done / total if total else 0.0
+        text = (f"Indexing {job.done:,} of {total:,} new or changed files…" if total
+                else "Listing the folder…")
+        st.progress(fraction, text=text)
+        st.session_state[_seen_key(folder)] = False
+        return
+    if not st.session_state.get(_seen_key(folder)):
+        st.session_state[_seen_key(folder)] = True
+        st.rerun()  # the table and charts were drawn while the pass was still running
+    _finished_line(job)
+    if st.button("Re-index now", key="lens.archive.reindex",
+                 help="Read new and changed files (unchanged files are not read again)."):
+        start_job(folder)
+        st.session_state[_seen_key(folder)] = False
+        st.rerun(scope="fragment")
+
+
+def _finished_line(job: IndexJob) -> None:
+    if job.error is not None:
+        st.error(f"Indexing failed: {job.error}", icon=":material/error:")
+        return
+    report = job.report
+    seconds = (job.finished or job.started) - job.started
+    st.caption(f"Indexed {report.runs:,} runs in {seconds:.1f} s: {report.added:,} added, "
+               f"{report.updated:,} updated, {report.removed:,} removed, "
+               f"{report.unchanged:,} unchanged, {len(report.unreadable):,} unreadable.")
+
+
+def _seen_key(folder: Path) -> str:
+    return f"lens.archive.seen_finish:{folder}"
+
+
+def _browse(con, label: str) -> None:
+    run_filter = _filters(con)
+    sql, params = count_sql(run_filter)
+    matching = con.execute(sql, params).fetchone()[0]
+    total = con.execute("SELECT count(*) FROM runs").fetchone()[0]
+    if total == 0:
+        st.info("No runs indexed yet.")
+        _unreadable(con)
+        return
+    _charts(con, run_filter)
+    sql, params = page_sql(run_filter, PAGE_ROWS)
+    frame = con.execute(sql, params).df()
+    shown = len(frame)
+    st.caption(f"{matching:,} of {total:,} runs match" +
+               (f"; the first {shown:,} in this order are listed" if matching > shown else ""))
+    selection = st.dataframe(_table(frame), key=TABLE, on_select="rerun",
+                             selection_mode="multi-row", hide_index=True,
+                             width="stretch", column_config=_COLUMNS)
+    rows = list(getattr(getattr(selection, "selection", None), "rows", []) or [])
+    chosen = [frame["file"].iloc[i] for i in rows if 0 <= i < shown]
+    _actions(label, chosen)
+    _unreadable(con)
+
+
+def _filters(con) -> RunFilter:
+    agents = [r[0] for r in con.execute(
+        "SELECT DISTINCT agent FROM runs WHERE agent IS NOT NULL ORDER BY agent").fetchall()]
+    span = con.execute("SELECT min(started_at), max(started_at) FROM runs").fetchone()
+    first, second, third = st.columns([3, 2, 2])
+    chosen_agents = first.multiselect("Agent", agents, key="lens.archive.agents",
+                                      placeholder="every agent")
+    status = second.segmented_control("Outcome", STATUSES, default="all",
+                                      key="lens.archive.status") or "all"
+    sort = third.selectbox("Order", list(SORTS), key="lens.archive.sort")
+    fourth, fifth, sixth = st.columns([3, 2, 2])
+    text = fourth.text_input("Search", key="lens.archive.text",
+                             placeholder="user messages, answers, errors, failed tools' output")
+    failed = fifth.checkbox("Only runs with a failed tool", key="lens.archive.failed")
+    since = until = None
+    if span[0] is not None:
+        low, high = span[0].date(), span[1].date()
+        picked = sixth.date_input("Started between", value=(low, high), min_value=low,
+                                  max_value=high, key="lens.archive.dates")
+        if isinstance(picked, (tuple, list)) and len(picked) == 2:
+            since, until = picked
+    return RunFilter(agents=tuple(chosen_agents), status=status, failed_tools_only=failed,
+                     text=text, since=since, until=until, sort=sort)
+
+
+def _charts(con, run_filter: RunFilter) -> None:
+    over_time = _rows(con, *runs_over_time_sql(run_filter))
+    failures = _rows(con, *failures_by_tool_sql(run_filter))
+    tokens = _rows(con, *tokens_by_agent_sql(run_filter))
+    left, middle, right = st.columns(3)
+    left.plotly_chart(archive_charts.runs_over_time(over_time), config=_CHART_CONFIG,
+                      key="lens.archive.chart.time")
+    if failures:
+        middle.plotly_chart(archive_charts.failures_by_tool(failures), config=_CHART_CONFIG,
+                            key="lens.archive.chart.failures")
+    else:
+        middle.caption("No failed tool calls among these runs.")
+    right.plotly_chart(archive_charts.tokens_by_agent(tokens), config=_CHART_CONFIG,
+                       key="lens.archive.chart.tokens")
+
+
+def _rows(con, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+    cursor = con.execute(sql, params)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+_COLUMNS = {
+    "started_at": st.column_config.DatetimeColumn("started (UTC)", format="YYYY-MM-DD HH:mm:ss"),
+    "outcome": st.column_config.TextColumn("outcome"),
+    "failed_tool_calls": st.column_config.NumberColumn("failed tools"),
+    "tool_calls": st.column_config.NumberColumn("tools"),
+    "model_calls": st.column_config.NumberColumn("model calls"),
+    "tokens": st.column_config.NumberColumn("tokens"),
+    "duration_s": st.column_config.NumberColumn("duration (s)", format="%.2f"),
+    "user_message": st.column_config.TextColumn("user message", width="large"),
+    "error": st.column_config.TextColumn("error"),
+    "final_answer": st.column_config.TextColumn("final answer"),
+    "skills": st.column_config.ListColumn("skills"),
+}
+
+
+def _table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The listed runs as shown: one outcome word, tokens summed, seconds."""
+    outcome = frame["complete"].map({True: "completed", False: "crashed"}).fillna("unknown")
+    return pd.DataFrame({
+        "started_at": frame["started_at"], "agent": frame["agent"], "outcome": outcome,
+        "failed_tool_calls": frame["failed_tool_calls"], "tool_calls": frame["tool_calls"],
+        "model_calls": frame["model_calls"],
+        "tokens": frame["input_tokens"] + frame["output_tokens"],
+        "duration_s": frame["duration_ms"] / 1000, "user_message": frame["user_message"],
+        "error": frame["error"], "final_answer": frame["final_answer"],
+        "skills": frame["skills"], "file": frame["file"],
+    })
+
+
+def _actions(label: str, files: list[str]) -> None:
+    left, right, note = st.columns([1, 1, 3])
+    if left.button("Open in the run page", key="lens.archive.open", disabled=len(files) != 1,
+                   help="Select one run in the table."):
+        _open(label, files[0])
+    if right.button("Compare the two", key="lens.archive.compare", disabled=len(files) != 2,
+                    help="Select two runs in the table."):
+        _compare(label, files[0], files[1])
+    note.caption("Select one run to open it, two to compare them."
+                 if len(files) not in (1, 2) else f"{len(files)} selected.")
+
+
+def _open(label: str, file: str) -> None:
+    try:
+        choice, _ = archive_choice(label, file)
+    except (KeyError, OSError):
+        st.session_state[NOTICE] = "That run file is no longer in the folder; re-index it."
+        st.rerun()
+    session.choose_run(choice)
+    st.switch_page(RUN_PAGE)
+
+
+def _compare(label: str, file_a: str, file_b: str) -> None:
+    try:
+        pair = (archive_choice(label, file_a)[0], archive_choice(label, file_b)[0])
+    except (KeyError, OSError):
+        st.session_state[NOTICE] = "One of the run files is no longer in the folder; re-index it."
+        st.rerun()
+    if not request_compare(*pair):
+        st.session_state[NOTICE] = ("Kept the two runs for the Compare page, which this "
+                                    "build does not have.")
+        st.rerun()
+
+
+def request_compare(choice_a, choice_b) -> bool:
+    """Hand a pair to the Compare page (``lens.compare.pair``) and go there when it
+    exists; returns False when there is no Compare page to go to."""
+    st.session_state[COMPARE_PAIR] = (choice_a, choice_b)
+    if not COMPARE_PAGE.exists():
+        return False
+    st.switch_page(f"pages/{COMPARE_PAGE.name}")
+    return True
+
+
+def _unreadable(con) -> None:
+    rows = con.execute("SELECT file, problem FROM files WHERE status = 'unreadable' "
+                       "ORDER BY file").fetchall()
+    if rows:
+        with st.expander(f"{len(rows):,} files could not be read"):
+            st.dataframe(pd.DataFrame(rows, columns=["file", "problem"]), hide_index=True,
+                         width="stretch")

@@ -1,0 +1,119 @@
+"""The Archive page's wiring (AppTest): configured folders only, the background
+index, filters, opening a run, and handing two runs to the Compare page."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lens_ui.archive_config import archive_folders
+from lens_ui.runs import ARCHIVE
+from app_support import no_exception
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "archive"))
+from archive_support import copy_archive, manifest  # noqa: E402
+
+
+@pytest.fixture
+def configured(tmp_path, monkeypatch):
+    folder = copy_archive(tmp_path / "runs")
+    monkeypatch.setenv("FOOTPRINT_LENS_ARCHIVE", str(folder))
+    monkeypatch.setenv("FOOTPRINT_LENS_CACHE", str(tmp_path / "cache"))
+    return folder
+
+
+def archive_page(app):
+    app.run()
+    app.switch_page("pages/archive.py").run()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # the pass runs in a thread; the page reruns
+        if any(c.value.startswith("Indexed ") for c in app.caption):
+            break  # the pass has finished and the page has drawn all it added
+        time.sleep(0.3)
+        app.run()
+    no_exception(app)
+    return app
+
+
+def matching(app) -> str:
+    return next(c.value for c in app.caption if "runs match" in c.value)
+
+
+def test_folders_come_from_the_command_line_and_the_environment(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two" / "one"
+    one.mkdir(), two.mkdir(parents=True)
+    folders = archive_folders(["--archive", str(one), "--other-flag"],
+                              {"FOOTPRINT_LENS_ARCHIVE": f"{two}:{one}"})
+    assert folders == {"one": one.resolve(), "one (2)": two.resolve()}
+    assert archive_folders([], {}) == {}
+
+
+def test_without_a_configured_folder_the_page_says_how_to_set_one(app, monkeypatch):
+    monkeypatch.delenv("FOOTPRINT_LENS_ARCHIVE", raising=False)
+    app.run()
+    app.switch_page("pages/archive.py").run()
+    no_exception(app)
+    assert any("--archive DIR" in i.value for i in app.info)
+    assert not app.text_input  # no place to type a path
+
+
+def test_the_page_indexes_and_filters(app, configured):
+    facts = manifest()
+    total = len(facts["files"])
+    archive_page(app)
+    assert matching(app).startswith(f"{total} of {total} runs match")
+    app.checkbox(key="lens.archive.failed").check().run()
+    failed = sum(1 for e in facts["files"] if e["failedToolCalls"])
+    assert matching(app).startswith(f"{failed} of {total}")
+    shown = app.dataframe[0].value
+    assert (shown["failed_tool_calls"] > 0).all() and len(shown) == failed
+    app.checkbox(key="lens.archive.failed").uncheck().run()
+    app.segmented_control(key="lens.archive.status").set_value("crashed").run()
+    crashed = sum(1 for e in facts["files"] if e["complete"] is False)
+    assert matching(app).startswith(f"{crashed} of {total}")
+
+
+def test_text_search_finds_failed_tool_output(app, configured):
+    archive_page(app)
+    con_rows = app.dataframe[0].value
+    assert len(con_rows) == len(manifest()["files"])
+    # A word from one failed tool's result, read from the index the page shows.
+    from archive.database import default_db_path
+    from lens_ui.archive_jobs import reader
+
+    file, text = reader(default_db_path(configured)).cursor().execute(
+        "SELECT file, result_text FROM tool_calls WHERE error LIMIT 1").fetchone()
+    result = {"file": file, "result_text": text}
+    word = max(result["result_text"].split(), key=len)
+    app.text_input(key="lens.archive.text").input(word).run()
+    assert result["file"] in set(app.dataframe[0].value["file"])
+
+
+def test_an_archive_run_opens_in_the_run_page(app, configured):
+    from lens_ui import session
+    from lens_ui.archive_source import archive_choice
+
+    facts = manifest()
+    entry = facts["files"][0]
+    archive_page(app)
+    # What the page's "Open in the run page" button does with the chosen file.
+    choice, _ = archive_choice("runs", entry["file"])
+    assert choice.kind == ARCHIVE
+    app.session_state[session.RUN] = choice
+    app.switch_page("lens_app.py").run()
+    no_exception(app)
+    shown = [t.value for t in app.text] + [c.value for c in app.code]
+    assert any(entry["runId"] in value for value in shown)
+    assert app.selectbox(key="lens.run_select").value == choice.key
+
+
+def test_a_path_outside_the_configured_folder_is_refused(configured):
+    from lens_ui.archive_source import archive_choice
+
+    with pytest.raises(KeyError):
+        archive_choice("runs", "../cache/anything.json")
+    with pytest.raises(KeyError):
+        archive_choice("elsewhere", manifest()["files"][0]["file"])

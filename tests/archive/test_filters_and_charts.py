@@ -1,0 +1,65 @@
+"""The Archive page's query and charts, as pure functions over the sample index."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import duckdb
+
+from archive.filters import (RunFilter, count_sql, failures_by_tool_sql, page_sql,
+                             runs_over_time_sql, tokens_by_agent_sql)
+from lens import archive_charts
+
+
+def rows(db, sql_params):
+    con = duckdb.connect(str(db), read_only=True)
+    cursor = con.execute(*sql_params)
+    names = [d[0] for d in cursor.description]
+    found = [dict(zip(names, r)) for r in cursor.fetchall()]
+    con.close()
+    return found
+
+
+def test_filters_combine_and_text_is_a_parameter(indexed_sample, facts):
+    _, db, _ = indexed_sample
+    agent = facts["files"][0]["agent"]
+    chosen = RunFilter(agents=(agent,), failed_tools_only=True)
+    found = rows(db, page_sql(chosen, 1000))
+    assert {r["file"] for r in found} == {e["file"] for e in facts["files"]
+                                          if e["agent"] == agent and e["failedToolCalls"]}
+    hostile = RunFilter(text="'; DROP TABLE runs; --%_\\")
+    assert rows(db, count_sql(hostile))[0]["count_star()"] == 0
+    assert rows(db, count_sql(RunFilter()))[0]["count_star()"] == len(facts["files"])
+
+
+def test_dates_are_inclusive_and_sorts_are_chosen_by_name(indexed_sample, facts):
+    _, db, _ = indexed_sample
+    first = rows(db, page_sql(RunFilter(sort="oldest first"), 1))[0]
+    day = first["started_at"].date()
+    same_day = RunFilter(since=day, until=day, sort="no such sort; DROP TABLE runs")
+    assert len(rows(db, page_sql(same_day, 1000))) == sum(
+        1 for r in rows(db, page_sql(RunFilter(), 1000)) if r["started_at"].date() == day)
+    assert rows(db, page_sql(RunFilter(since=day + dt.timedelta(days=1)), 10)) == []
+
+
+def test_chart_queries_add_up_to_the_manifest(indexed_sample, facts):
+    _, db, _ = indexed_sample
+    over_time = rows(db, runs_over_time_sql(RunFilter()))
+    assert sum(r["runs"] for r in over_time) == len(facts["files"])
+    assert sum(r["runs"] for r in over_time if r["outcome"] == "crashed") == \
+        sum(1 for e in facts["files"] if e["complete"] is False)
+    failures = rows(db, failures_by_tool_sql(RunFilter()))
+    assert sum(r["failures"] for r in failures) == facts["totals"]["failedToolCalls"]
+    tokens = {r["agent"]: r for r in rows(db, tokens_by_agent_sql(RunFilter()))}
+    for agent, totals in facts["totals"]["byAgent"].items():
+        assert tokens[agent]["input_tokens"] == totals["inputTokens"]
+        assert tokens[agent]["output_tokens"] == totals["outputTokens"]
+
+
+def test_chart_labels_from_recordings_are_escaped():
+    figure = archive_charts.failures_by_tool([{"tool_name": "<img src=x onerror=alert(1)>",
+                                               "failures": 2}])
+    assert figure.data[0].y[0] == "&lt;img src=x onerror=alert(1)&gt;"
+    figure = archive_charts.tokens_by_agent([{"agent": "<b>a</b>", "input_tokens": 1,
+                                              "output_tokens": 2, "runs": 1}])
+    assert all("<b>" not in y for trace in figure.data for y in trace.y)

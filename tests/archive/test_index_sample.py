@@ -1,0 +1,128 @@
+"""The embedded index of the sample archive against the manifest's ground truth."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+
+from archive.embedded import index_folder
+from archive.query import open_index, select
+from archive_support import (assert_model_calls_match_manifest, assert_runs_match_manifest,
+                             assert_tool_totals_match_manifest, unreadable_files)
+
+
+def test_every_runs_row_equals_the_manifest(query, facts):
+    assert_runs_match_manifest(query, facts)
+
+
+def test_tool_calls_by_name_equal_the_manifest_totals(query, facts):
+    assert_tool_totals_match_manifest(query, facts)
+
+
+def test_model_calls_rows_add_up_to_each_run(query, facts):
+    assert_model_calls_match_manifest(query, facts)
+
+
+def test_first_index_adds_every_run_and_lists_the_unreadable(indexed_sample, facts):
+    _, _, report = indexed_sample
+    assert report.runs == len(facts["files"]) == facts["runs"]
+    assert report.added == len(facts["files"]) + len(unreadable_files(facts))
+    assert (report.updated, report.unchanged, report.removed) == (0, 0, 0)
+    assert {u["file"] for u in report.unreadable} == unreadable_files(facts)
+
+
+def test_skill_route_rows_follow_the_runs_skills(query):
+    runs = {r["file"]: r["skills"] for r in query("SELECT file, skills FROM runs")}
+    hops = query("SELECT file, to_skill FROM route_hops WHERE NOT rejected ORDER BY file, hop_index")
+    by_file: dict[str, list[str]] = {}
+    for hop in hops:
+        visited = by_file.setdefault(hop["file"], [])
+        if not visited or visited[-1] != hop["to_skill"]:
+            visited.append(hop["to_skill"])
+    assert by_file == {file: skills for file, skills in runs.items() if skills}
+
+
+def test_lean_runs_carry_the_lean_gap(query):
+    lean = {r["file"] for r in query("SELECT file FROM runs WHERE lean")}
+    with_gap = {r["file"] for r in query("SELECT DISTINCT file FROM gaps WHERE code = 'lean'")}
+    assert lean == with_gap
+
+
+def test_reindexing_an_unchanged_folder_adds_and_updates_nothing(indexed_sample, facts):
+    folder, db, first = indexed_sample
+    again = index_folder(folder, db)
+    assert (again.added, again.updated, again.removed) == (0, 0, 0)
+    assert again.unchanged == first.added
+    assert again.runs == first.runs
+
+
+def test_add_change_delete_one_file_each(archive_copy, facts):
+    folder, db = archive_copy
+    index_folder(folder, db)
+    entries = facts["files"]
+    added, changed, deleted = entries[0], entries[1], entries[2]
+
+    (folder / "more").mkdir()
+    (folder / "more" / "copy.json.gz").write_bytes(
+        gzip.compress((folder / added["file"]).read_bytes()))
+    envelope = json.loads((folder / changed["file"]).read_text("utf-8"))
+    envelope["run"]["runId"] = "run-renamed-by-test"
+    (folder / changed["file"]).write_text(json.dumps(envelope), "utf-8")
+    (folder / deleted["file"]).unlink()
+
+    report = index_folder(folder, db)
+    assert (report.added, report.updated, report.removed) == (1, 1, 1)
+    assert report.unchanged == len(entries) - 2
+    assert report.runs == len(entries)
+
+    con = open_index(db)
+    rows = {r["file"]: r for r in select(con, "SELECT file, run_id, tool_calls FROM runs")}
+    assert rows["more/copy.json.gz"]["run_id"] == added["runId"]
+    assert rows["more/copy.json.gz"]["tool_calls"] == added["toolCalls"]
+    assert rows[changed["file"]]["run_id"] == "run-renamed-by-test"
+    assert deleted["file"] not in rows
+    for table in ("model_calls", "tool_calls", "route_hops", "gaps", "files"):
+        left = select(con, f"SELECT count(*) AS n FROM {table} WHERE file = '{deleted['file']}'")
+        assert left[0]["n"] == 0, table
+    renamed = select(con, f"SELECT DISTINCT run_id FROM model_calls WHERE file = '{changed['file']}'")
+    assert [r["run_id"] for r in renamed] == (["run-renamed-by-test"] if changed["modelCalls"]
+                                              else [])
+    con.close()
+
+
+def test_a_touched_file_with_the_same_bytes_is_unchanged(archive_copy, facts):
+    folder, db = archive_copy
+    index_folder(folder, db)
+    path = folder / facts["files"][0]["file"]
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+    report = index_folder(folder, db)
+    assert (report.added, report.updated, report.unchanged) == (0, 0, len(facts["files"]))
+    con = open_index(db)
+    stored = select(con, f"SELECT mtime_ns FROM files WHERE file = '{facts['files'][0]['file']}'")
+    assert stored[0]["mtime_ns"] == path.stat().st_mtime_ns  # not read again next time
+    con.close()
+
+
+def test_damaged_files_are_listed_with_a_reason_and_the_rest_indexed(archive_copy, facts):
+    folder, db = archive_copy
+    whole = (folder / facts["files"][0]["file"]).read_bytes()
+    (folder / "damaged").mkdir()
+    (folder / "damaged" / "truncated.json").write_bytes(whole[: len(whole) // 2])
+    (folder / "damaged" / "empty.json").write_bytes(b"")
+    (folder / "damaged" / "cut.json.gz").write_bytes(gzip.compress(whole)[:-200])
+    (folder / "damaged" / "not-a-run.json").write_text('{"name": "a config file"}')
+    report = index_folder(folder, db)
+    problems = {u["file"]: u["problem"] for u in report.unreadable}
+    assert set(problems) == unreadable_files(facts) | {
+        "damaged/truncated.json", "damaged/empty.json", "damaged/cut.json.gz"}
+    assert "truncated" in problems["damaged/truncated.json"]
+    assert "empty" in problems["damaged/empty.json"]
+    assert "gzip" in problems["damaged/cut.json.gz"]
+    assert all("\n" not in p and p for p in problems.values())
+    assert report.runs == len(facts["files"])
+    con = open_index(db)
+    indexed = {r["file"] for r in select(con, "SELECT file FROM runs")}
+    assert indexed == {e["file"] for e in facts["files"]}
+    con.close()

@@ -1,0 +1,16 @@
+"""The README documents every column of every archive table, as the schema says it."""
+
+from pathlib import Path
+
+from archive.schema import TABLES
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_every_column_is_documented_in_the_readme():
+    text = README.read_text("utf-8")
+    missing = [f"{t.name}.{c.name}" for t in TABLES for c in t.columns
+               if f"| `{c.name}` | {c.sql_type} | {c.doc} |" not in text]
+    assert not missing, f"columns not documented (or documented differently): {missing}"
+    for table in TABLES:
+        assert f"**`{table.name}`**" in text
