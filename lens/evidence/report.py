@@ -17,7 +17,7 @@ from recorders.values import json_text
 from lens.evidence.backtrack import BacktrackChain
 from lens.evidence.causes import LikelyCause
 from lens.evidence.nav import Nav, call_title
-from lens.text import markdown_literal, one_line, value_text, visible
+from lens.text import markdown_code_span, markdown_literal, value_text, visible
 
 # Characters of a value written into the report: a file, not a screen, so it
 # keeps more than the screen's clip limit.
@@ -26,12 +26,7 @@ REPORT_LIMIT = 4_000
 
 def md_code_span(value: Any) -> str:
     """Inline recording text as a code span no content can break out of."""
-    text = one_line(json_text(value))
-    if not text:
-        return "(empty)"
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    return f"{fence} {text} {fence}"
+    return markdown_code_span(json_text(value))
 
 
 def md_fenced(value: Any, limit: int = REPORT_LIMIT) -> str:

@@ -5,20 +5,20 @@ Each stored text of the index is matched once; a hit carries a snippet
 around the match (invisible characters made visible) cut into plain and
 matching parts, the whole value, the calls that were served it, whether it is
 an error, and a link to its step. :func:`highlighted_markdown` turns the
-parts into Markdown whose only markup is the bold around each match.
+parts into Markdown code spans with each match's in bold.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 
 from recorders.evidence import EvidenceIndex, SearchEntry, StepMap
 from lens.evidence.nav import Nav, nav_for_call, nav_for_tool
-from lens.text import DisplayText, display_text, markdown_literal, visible
+from lens.text import DisplayText, display_text, markdown_code_span, visible
 
 SNIPPET_RADIUS = 80        # characters either side of a search match
+ELLIPSIS = "…"             # where a snippet cuts its value
 
 
 @dataclass(frozen=True)
@@ -111,50 +111,40 @@ def _hit(index: EvidenceIndex, entry: SearchEntry, start: int, end: int,
 def _parts(text: str, lo: int, hi: int, pattern: re.Pattern) -> tuple[tuple[str, bool], ...]:
     """``text[lo:hi]`` cut at every match of ``pattern`` inside it, with the
     ellipses that say the value goes on."""
-    parts: list[tuple[str, bool]] = [("…", False)] if lo > 0 else []
+    parts: list[tuple[str, bool]] = [(ELLIPSIS, False)] if lo > 0 else []
     at = lo
     for match in pattern.finditer(text, lo, hi):
         if match.start() > at:
             parts.append((text[at:match.start()], False))
-        parts.append((match.group(), True))
+        if parts and parts[-1][1] and match.start() == at:  # back-to-back matches: one part
+            parts[-1] = (parts[-1][0] + match.group(), True)
+        else:
+            parts.append((match.group(), True))
         at = match.end()
     if at < hi:
         parts.append((text[at:hi], False))
     if hi < len(text):
-        parts.append(("…", False))
+        parts.append((ELLIPSIS, False))
     return tuple(parts)
 
 
-# CommonMark opens ``**`` before punctuation only after a space or punctuation,
-# and closes it after punctuation only before one: a hair space (a Unicode
-# space, hardly visible) is put there when a match meets a letter.
-_HAIR_SPACE = "\u200a"
-
-
 def highlighted_markdown(parts: tuple[tuple[str, bool], ...]) -> str:
-    """One line of Markdown: every part escaped, each match in bold, nothing else."""
+    """One line of Markdown: every part of the snippet a code span, each match's
+    in bold, the ellipses as they are, nothing else.
+
+    Code spans, not backslash escapes: Streamlit's Markdown turns any
+    ``https://…`` or ``www.…`` of a text node into a link however it is
+    escaped, and never a code span's. ``**`` between code spans always
+    opens and closes (a backtick is punctuation on either side).
+    """
     out: list[str] = []
     for text, is_match in parts:
-        escaped = markdown_literal(text)
-        if not is_match or not escaped.strip():
-            out.append(escaped)
+        if not text:
             continue
-        lead = escaped[:len(escaped) - len(escaped.lstrip())]
-        trail = escaped[len(escaped.rstrip()):]
-        core = escaped.strip()
-        if out and _is_punctuation(core[0]) and out[-1] and not _is_space_or_punct(out[-1][-1]):
-            lead += _HAIR_SPACE
-        out.append(f"{lead}**{core}**")
-        out.append(trail)
-        if _is_punctuation(core[-1]):
-            out.append(_HAIR_SPACE)
+        if not is_match and text == ELLIPSIS:
+            out.append(ELLIPSIS)
+        elif is_match:
+            out.append(f"**{markdown_code_span(text)}**")
+        else:
+            out.append(markdown_code_span(text))
     return "".join(out)
-
-
-def _is_punctuation(char: str) -> bool:
-    return unicodedata.category(char)[0] in "PS"
-
-
-def _is_space_or_punct(char: str) -> bool:
-    return char.isspace() or _is_punctuation(char)
-

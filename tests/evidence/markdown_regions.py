@@ -8,8 +8,6 @@ shown literally by any CommonMark renderer; everything else may be markup.
 from __future__ import annotations
 
 import re
-import string
-import unicodedata
 
 _FENCE_OPEN = re.compile(r"^(`{3,})([^`]*)$")
 
@@ -61,56 +59,29 @@ def _split_spans(line: str, code: list[str], prose: list[str]) -> None:
     prose.append(line[text_start:])
 
 
-# ─── Inline markup (CommonMark 2.4 escapes, 6.2 emphasis flanking) ─────
+# ─── A search highlight line ──────────────────────────────────────────
 
 
-def _punct(char: str) -> bool:
-    return unicodedata.category(char)[0] in "PS"
-
-
-def markup_of(markdown: str) -> list[tuple[int, str]]:
-    """(position, run) of every unescaped ASCII punctuation run: what CommonMark
-    may read as markup."""
-    found, at = [], 0
-    while at < len(markdown):
-        char = markdown[at]
-        if char == "\\" and at + 1 < len(markdown) and markdown[at + 1] in string.punctuation:
-            at += 2
-            continue
-        if char in string.punctuation:
-            end = at
-            while end < len(markdown) and markdown[end] == char:
-                end += 1
-            found.append((at, markdown[at:end]))
-            at = end
-            continue
-        at += 1
-    return found
-
-
-def flanking(markdown: str, at: int, length: int) -> tuple[bool, bool]:
-    """(left-flanking, right-flanking) of the delimiter run at ``at`` (CommonMark 6.2)."""
-    before = markdown[at - 1] if at > 0 else " "
-    after = markdown[at + length] if at + length < len(markdown) else " "
-    left = not after.isspace() and (not _punct(after) or before.isspace() or _punct(before))
-    right = not before.isspace() and (not _punct(before) or after.isspace() or _punct(after))
-    return left, right
+def _span_text(code: str) -> str:
+    """A code span's text: CommonMark strips one space each side when both are there."""
+    if len(code) >= 2 and code.startswith(" ") and code.endswith(" ") and code.strip(" "):
+        return code[1:-1]
+    return code
 
 
 def assert_only_bold_matches(markdown: str, matches: int | None = None) -> None:
-    """The only markup is ``**`` pairs (``matches`` of them when given), each
-    able to open and close emphasis where it stands."""
-    runs = markup_of(markdown)
-    assert all(run == "**" for _, run in runs), f"unescaped markup in {markdown!r}"
-    assert len(runs) % 2 == 0 and (matches is None or len(runs) == 2 * matches)
-    for n, (at, run) in enumerate(runs):
-        left, right = flanking(markdown, at, len(run))
-        role = "open" if n % 2 == 0 else "close"
-        assert (left if role == "open" else right), f"** at {at} cannot {role} in {markdown!r}"
+    """Recording text only inside code spans; outside them nothing but ``**``
+    pairs (``matches`` of them when given) and ellipses."""
+    assert "\n" not in markdown
+    code, prose = split_code(markdown)
+    for piece in prose:
+        assert set(piece) <= {"*", "…"}, f"text outside a code span: {piece!r} in {markdown!r}"
+        assert all(len(run) == 2 for run in re.findall(r"\*+", piece)), markdown
+    bold = sum(len(re.findall(r"\*\*", piece)) for piece in prose)
+    assert bold % 2 == 0 and (matches is None or bold == 2 * matches), markdown
 
 
 def unescaped_text(markdown: str) -> str:
-    """What a highlight line shows: escapes resolved, bold markers and hair spaces gone."""
-    text = markdown.replace("\u200a", "")
-    text = re.sub(r"(?<!\\)\*\*", "", text)
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
+    """What a highlight line shows, without its ellipses: the code spans' text."""
+    code, _ = split_code(markdown)
+    return "".join(_span_text(piece) for piece in code)

@@ -186,7 +186,7 @@ def test_hostile_search_results_never_reach_markdown_rendered_elements():
     assert highlights
     for value in highlights:  # escaped recording text: the only markup is the bold match
         assert_only_bold_matches(value)
-        assert "**script**" in value
+        assert "**` script `**" in value
     for value in _markdown_rendered(at):
         if value in highlights:
             continue

@@ -1,8 +1,9 @@
-"""Search: matches highlighted as the only Markdown, and the "errors only" filter.
+"""Search: matches highlighted in bold, and the "errors only" filter.
 
-The Markdown is checked against CommonMark's own rules (a backslash before
-ASCII punctuation makes it literal; ``**`` opens or closes emphasis only when
-flanking), so a hostile value cannot add markup and every match really is bold.
+A highlight line keeps every piece of recording text inside a code span (in
+which CommonMark and Streamlit's Markdown read nothing as markup, not even a
+bare URL), so a hostile value cannot add markup; the bold is all that is
+outside, and the code spans give back the snippet exactly.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from hypothesis import strategies as st
 from corpus_files import case_names, read_bytes, recording_path
 from lens.evidence.search import highlighted_markdown, search
 from lens.run import OpenRun, open_run
-from markdown_regions import assert_only_bold_matches
+from lens.text import one_line
+from markdown_regions import assert_only_bold_matches, unescaped_text
 
 P = "agentfootprint."
 ROOT = ("__root__",)
@@ -60,9 +62,12 @@ def test_every_hit_highlights_each_match_in_its_snippet(case):
         joined = "".join(text for text, _ in hit.parts).strip("…")
         assert joined in hit.full_value
         matches = [text for text, is_match in hit.parts if is_match]
-        assert matches and all(m.lower() == query for m in matches)
-        assert len(matches) == joined.lower().count(query)
-        assert_only_bold_matches(highlighted_markdown(hit.parts), len(matches))
+        assert matches and all(m.lower() == query * (len(m) // len(query)) for m in matches)
+        assert sum(len(m) // len(query) for m in matches) == joined.lower().count(query)
+        markdown = highlighted_markdown(hit.parts)
+        assert_only_bold_matches(markdown, len([p for p in hit.parts if p[1]]))
+        assert unescaped_text(markdown) == one_line("".join(
+            text for text, _ in hit.parts if text != "…"))
 
 
 @settings(max_examples=300, deadline=None)
@@ -71,18 +76,22 @@ def test_every_hit_highlights_each_match_in_its_snippet(case):
 def test_any_text_gives_markdown_whose_only_markup_is_the_bold_match(before, match, after):
     parts = tuple(p for p in ((before, False), (match, True), (after, False)) if p[0])
     markdown = highlighted_markdown(parts)
-    assert "\n" not in markdown
     assert_only_bold_matches(markdown, 1)
+    assert unescaped_text(markdown) == "".join(one_line(text) for text, _ in parts
+                                              if text != "…")
 
 
 def test_a_hostile_value_is_found_and_stays_text():
     raw = json.loads(read_bytes(recording_path("agent-refund-multi-tools-error")))
     end = next(e for e in raw["events"] if e["type"] == P + "stream.tool_end"
                and e["payload"].get("error") is True)
-    end["payload"]["result"] = "x**[click](javascript:alert(1))**<img src=x onerror=alert(2)>`y`"
+    end["payload"]["result"] = ("x**[click](javascript:alert(1))**<img src=x onerror=alert(2)>"
+                                "`y` https://attacker.example/p ```` www.example.test $x$ :red[z]")
     run = open_run(json.dumps(raw).encode())
     results = search(run.evidence, "(javascript:", run.step_map("lens", ROOT),
                      errors_only=True)
     assert results.total >= 1
     for hit in results.hits:
-        assert_only_bold_matches(highlighted_markdown(hit.parts), 1)
+        markdown = highlighted_markdown(hit.parts)
+        assert_only_bold_matches(markdown, 1)
+        assert "javascript:alert(1)" in unescaped_text(markdown)
