@@ -1,6 +1,12 @@
 """Measurements 1 and 2: the cost of opening a run, and how it scales.
 
-1. Open cost: :func:`benchmarks.app_path.open_run` (read + parse + every
+1. Open against V8 (the target): reading the file and
+   :func:`lens.run.open_run` plus the lens projection's root steps, against
+   Node reading and ``JSON.parse``-ing the same file
+   (:mod:`benchmarks.v8_anchor`), in alternating rounds of the same run, on
+   both large corpus recordings and the 20x copy. Skipped, saying why, where
+   ``node`` is not installed.
+1b. Open cost in the app: :func:`benchmarks.app_path.open_run` (read + parse + every
    projection the app builds on open) against the bare parse of the same
    bytes, ``json.loads`` with the recursion limit raised. A second baseline,
    ``json.loads`` with Python's cyclic collector paused, is the parser's own
@@ -23,10 +29,14 @@ import gc
 import json
 import sys
 
-from benchmarks.app_path import open_run
-from benchmarks.inputs import LARGE, corpus_bytes, scaled_path
-from benchmarks.timing import median, ms, ratios, side_by_side
+from pathlib import Path
 
+from benchmarks import v8_anchor
+from benchmarks.app_path import open_run
+from benchmarks.inputs import LARGE, corpus_bytes, corpus_path, scaled_path
+from benchmarks.timing import median, ms, ratios, side_by_side, timed
+
+V8_TARGET = 1.0
 OPEN_TARGET = 1.5
 SCALING_TARGET = 1.3
 FACTORS = (1, 5, 20)
@@ -85,6 +95,48 @@ def measure_open(repeat: int) -> dict:
             "met": ratio["of_medians"] <= OPEN_TARGET,
         }
         del data
+    return rows
+
+
+def _lens_open(path: Path):
+    """Read the file, open it with :func:`lens.run.open_run`, list the lens root steps."""
+    from lens.run import open_run as lens_open_run
+
+    def work():
+        run = lens_open_run(path.read_bytes())
+        run.root_steps("lens")
+        return run
+    return work
+
+
+def measure_open_v8(repeat: int) -> dict:
+    """Target 1: the lens open against V8's read + JSON.parse, same rounds."""
+    if v8_anchor.node_path() is None:
+        return {"skipped": v8_anchor.MISSING}
+    files = {name: corpus_path(name) for name in LARGE}
+    files["large-agent-300-tool-calls x20"] = scaled_path(20)
+    rows: dict = {"node": v8_anchor.node_version()}
+    for name, path in files.items():
+        rounds = repeat if "x20" not in name else max(3, (repeat + 1) // 2)
+        lens_open = _lens_open(path)
+        times: dict[str, list[float]] = {"lens_open": [], "v8": []}
+        for round_number in range(rounds):  # alternate which goes first
+            order = ("lens_open", "v8") if round_number % 2 == 0 else ("v8", "lens_open")
+            for case in order:
+                times[case].append(timed(lens_open) if case == "lens_open"
+                                   else v8_anchor.v8_read_and_parse(path))
+        ratio = ratios(times["lens_open"], times["v8"])
+        rows[name] = {
+            "file_mb": round(path.stat().st_size / 1e6, 2),
+            "repeat": rounds,
+            "lens_open_ms": ms(median(times["lens_open"])),
+            "v8_read_parse_ms": ms(median(times["v8"])),
+            "open_over_v8": round(ratio["of_medians"], 3),
+            "open_over_v8_per_round": round(ratio["median_per_round"], 3),
+            "all_ms": {k: [ms(v) for v in vs] for k, vs in times.items()},
+            "target": f"read + lens.run.open_run + lens root steps <= {V8_TARGET} x V8 read + parse",
+            "met": ratio["of_medians"] <= V8_TARGET,
+        }
     return rows
 
 

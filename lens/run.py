@@ -10,7 +10,8 @@ a page that never shows the reference projection never pays for it.
 What this owns: what is built from one file, and the mapping between a
 position in a scope's step list and (scope path, index). What it does not:
 caching across sessions or files (the app's ``lens_ui/runs.py`` keeps open
-runs by digest), the garbage collector (``lens_ui/collector.py``), or widgets.
+runs by digest), the garbage collector's policy (``lens_ui/collector.py``;
+here it is only paused while a run's views are built), or widgets.
 
 Everything an :class:`OpenRun` holds is built once and then only read, so one
 open run can be shared by every session that shows it. Helpers whose result
@@ -22,8 +23,10 @@ that asks often (the app, per slider move) keeps the result itself.
 from __future__ import annotations
 
 import threading
+from time import perf_counter
 from dataclasses import dataclass
 
+from recorders.deep_parse import collector_paused
 from recorders.evidence import EvidenceIndex, StepMap, build_evidence_index, run_id
 from recorders.loading import Recording, load_recording
 from recorders.projections import DEFAULT_PROFILE, PROFILES, Projection, build_projection
@@ -47,10 +50,17 @@ class ProfileViews:
 class OpenRun:
     """A loaded recording and everything built over it; see the module doc."""
 
-    def __init__(self, recording: Recording) -> None:
+    def __init__(self, recording: Recording, timings: dict[str, float] | None = None) -> None:
         self.recording = recording
-        self.evidence: EvidenceIndex = build_evidence_index(recording)
-        self.run_id: str = run_id(recording)
+        started = perf_counter()
+        # Building allocates enough to set off collections that walk the whole
+        # recording, to free nothing: the collector is paused for the build
+        # only, as for the parse (recorders/deep_parse.py), and runs after.
+        with collector_paused():
+            self.evidence: EvidenceIndex = build_evidence_index(recording)
+            self.run_id: str = run_id(recording)
+        if timings is not None:
+            timings["evidence"] = timings.get("evidence", 0.0) + perf_counter() - started
         self._views: dict[str, ProfileViews] = {}
         self._building = threading.Lock()
 
@@ -66,7 +76,8 @@ class OpenRun:
             with self._building:  # two sessions asking at once build it once
                 built = self._views.get(profile)
                 if built is None:
-                    built = self._views[profile] = _build_views(self.recording, profile)
+                    with collector_paused():
+                        built = self._views[profile] = _build_views(self.recording, profile)
         return built
 
     def has_views(self, profile: str) -> bool:
@@ -117,10 +128,17 @@ class OpenRun:
         return build_arrow_diagram(scope.steps, scope.path, scopes)
 
 
-def open_run(data: bytes) -> OpenRun:
+def open_run(data: bytes, timings: dict[str, float] | None = None) -> OpenRun:
     """Load ``data`` (a recording or envelope, plain or gzipped) and build what is
-    read on open. Raises :class:`recorders.errors.RecordingError` for a bad file."""
-    return OpenRun(load_recording(data))
+    read on open. Raises :class:`recorders.errors.RecordingError` for a bad file.
+
+    ``timings``, when given, gets the seconds spent loading (``load``) and
+    building the evidence index (``evidence``): where an open's time went."""
+    started = perf_counter()
+    recording = load_recording(data)
+    if timings is not None:
+        timings["load"] = timings.get("load", 0.0) + perf_counter() - started
+    return OpenRun(recording, timings)
 
 
 def _build_views(recording: Recording, profile: str) -> ProfileViews:

@@ -36,6 +36,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from recorders import fast_parse
 from recorders.deep_parse import parsing
 from recorders.balance import BalanceReport, BalanceTracker
 from recorders.errors import RecordingError
@@ -84,7 +85,7 @@ class Recording:
     unknown_typed_types: dict[str, int] = field(default_factory=dict)
     unknown_boundary_types: dict[str, int] = field(default_factory=dict)
     gaps: list[Gap] = field(default_factory=list)
-    # Snapshot members read and not kept (UNREAD_SNAPSHOT_KEYS found in the file).
+    # Snapshot members read and not kept (UNREAD_SNAPSHOT_KEYS found in the file), sorted.
     dropped_snapshot_keys: tuple[str, ...] = ()
     source_chars: int = 0  # characters of JSON text it was loaded from (0: built from objects)
 
@@ -129,17 +130,39 @@ def load_path(path: str | os.PathLike) -> Recording:
     return load_recording(data)
 
 
-def load_recording(data: bytes | bytearray | str) -> Recording:
-    """Load a recording from its bytes (plain or gzipped JSON) or its text."""
-    text = _decode(data)
-    chars = len(text)
+def load_recording(data: bytes | bytearray | str, *, fast: bool = True) -> Recording:
+    """Load a recording from its bytes (plain or gzipped JSON) or its text.
+
+    Bytes are parsed by :mod:`recorders.fast_parse` when msgspec is installed
+    and it accepts them, otherwise (and with ``fast=False``, which the tests use
+    to compare the two) by the json module: the result, or the error, is the same.
+    """
+    raw = _unpacked(data)
     with parsing(PARSE_RECURSION_LIMIT):
-        document, dropped = _loads_kept(text)
-        del text
+        parsed = _parse_fast(raw) if fast and isinstance(raw, bytes) else None
+        if parsed is None:
+            text = _text(raw)
+            del raw
+            chars = len(text)
+            document, dropped = _loads_kept(text)
+            del text
+        else:
+            del raw
+            document, dropped, chars = parsed
         recording = interpret(document)
-    recording.dropped_snapshot_keys = dropped
+    recording.dropped_snapshot_keys = tuple(sorted(dropped))
     recording.source_chars = chars
     return recording
+
+
+def _parse_fast(raw: bytes) -> tuple[Any, tuple[str, ...], int] | None:
+    """The fast parse's (document, dropped names, characters), or None when it declines."""
+    if not fast_parse.available():
+        return None
+    try:
+        return fast_parse.parse_kept(raw, _KeptParse.TOP)
+    except fast_parse.Declined:
+        return None
 
 
 def parse_json(data: bytes | bytearray | str) -> Any:
@@ -149,25 +172,35 @@ def parse_json(data: bytes | bytearray | str) -> Any:
 
 def _decode(data: bytes | bytearray | str) -> str:
     """The JSON text of ``data``; decompressed bytes are let go before parsing."""
+    return _text(_unpacked(data))
+
+
+def _unpacked(data: bytes | bytearray | str) -> bytes | str:
+    """``data``'s bytes decompressed (or its text), refused when empty."""
     if isinstance(data, (bytes, bytearray)):
         raw = bytes(data)
         if raw.startswith(_GZIP_MAGIC):
             raw = _gunzip(raw)
         if not raw.strip():
             raise RecordingError("the file is empty")
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise RecordingError(
-                f"the file is not valid UTF-8 (byte {exc.start}: {exc.reason})"
-            ) from None
-    elif isinstance(data, str):
-        text = data[1:] if data.startswith("\ufeff") else data
-        if not text.strip():
+        return raw
+    if isinstance(data, str):
+        if not data.removeprefix("\ufeff").strip():
             raise RecordingError("the file is empty")
-    else:
-        raise RecordingError(f"expected bytes or text, found {type(data).__name__}")
-    return text
+        return data
+    raise RecordingError(f"expected bytes or text, found {type(data).__name__}")
+
+
+def _text(raw: bytes | str) -> str:
+    """The JSON text: bytes decoded as UTF-8, a leading byte-order mark dropped."""
+    if isinstance(raw, str):
+        return raw[1:] if raw.startswith("\ufeff") else raw
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise RecordingError(
+            f"the file is not valid UTF-8 (byte {exc.start}: {exc.reason})"
+        ) from None
 
 
 def gunzip(raw: bytes, limit: int | None = None) -> bytes:
@@ -237,26 +270,32 @@ class _KeptParse:
     """Walk the top of a recording (or envelope) object key by key with the
     json module's own scanner, so that the snapshot's unread members are
     parsed one at a time and never held together. Anything unexpected raises
-    ``_NotPlain``, and the caller parses the text the ordinary way."""
+    ``_NotPlain``, and the caller parses the text the ordinary way.
+
+    ``TOP`` is the plan (``recorders.fast_parse`` follows the same one): a
+    member named with a dict is walked with that plan when it holds an
+    object, one named with None is dropped. Dropped names are reported from
+    the objects kept: when a name repeats, the last value counts, as in
+    ``json.loads``, and so do only the names it dropped."""
 
     _SNAPSHOT: dict = {key: None for key in UNREAD_SNAPSHOT_KEYS}
-    _TOP: dict = {"snapshot": _SNAPSHOT, "recording": {"snapshot": _SNAPSHOT}}
+    TOP: dict = {"snapshot": _SNAPSHOT, "recording": {"snapshot": _SNAPSHOT}}
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.scan = _decoder().scan_once
-        self.dropped: dict[str, None] = {}
 
     def document(self) -> tuple[Any, tuple[str, ...]]:
         text = self.text
         start = self._space(0)
+        dropped: list[str] = []
         if text.startswith("{", start):
-            value, end = self._object(start, self._TOP)
+            value, dropped, end = self._object(start, self.TOP)
         else:
             value, end = self.scan(text, start)
         if self._space(end) != len(text):
             raise _NotPlain
-        return value, tuple(self.dropped)
+        return value, tuple(dict.fromkeys(dropped))
 
     def _space(self, index: int) -> int:
         return _WHITESPACE(self.text, index).end()
@@ -272,35 +311,35 @@ class _KeptParse:
             raise _NotPlain
         return name, self._space(index + 1)
 
-    def _object(self, index: int, plan: dict) -> tuple[dict, int]:
-        """The object at ``index`` (a ``{``): members named in ``plan`` with a
-        dict are walked with that plan, with None are parsed and dropped."""
+    def _object(self, index: int, plan: dict) -> tuple[dict, list[str], int]:
+        """The object at ``index`` (a ``{``) with ``plan`` applied, the names
+        it dropped, and where it ends."""
         text = self.text
         result: dict = {}
+        # Per member, in the order names first appear: what it dropped.
+        dropped_by: dict[str, list[str]] = {}
         index = self._space(index + 1)
         if text.startswith("}", index):
-            return result, index + 1
+            return result, [], index + 1
         while True:
             key, index = self._member_name(index)
             inner = plan.get(key, ...)
             if isinstance(inner, dict) and text.startswith("{", index):
-                value, index = self._object(index, inner)
-                result[key] = value
+                result[key], dropped_by[key], index = self._object(index, inner)
             elif inner is None:
                 index = self._discard(index)
                 result.pop(key, None)
-                self.dropped[key] = None
+                dropped_by[key] = [key]
             else:
-                value, index = self.scan(text, index)
-                result[key] = value
+                result[key], index = self.scan(text, index)
+                dropped_by[key] = []
             index = self._space(index)
             if text.startswith(",", index):
                 index = self._space(index + 1)
             elif text.startswith("}", index):
-                return result, index + 1
+                return result, [name for names in dropped_by.values() for name in names], index + 1
             else:
                 raise _NotPlain
-
 
     def _discard(self, index: int) -> int:
         """Read the value at ``index`` and let it go, one member or element at
@@ -596,6 +635,7 @@ def _validate_boundary(recording: Recording, where: str) -> BalanceReport:
     in the same pass (a pass of its own would read every event again)."""
     counts: Counter[str] = Counter()
     unknown: Counter[str] = Counter()
+    paths: dict[tuple, list] = {}
     balance = BalanceTracker()
     for index, event in enumerate(recording.boundary_events):
         balance.add(index, event)
@@ -611,6 +651,12 @@ def _validate_boundary(recording: Recording, where: str) -> BalanceReport:
         problem = _first_problem(event, _BOUNDARY_CHECKS[kind])
         if problem is not None:
             _field_problem(f"{where}[{index}]", *problem, kind)
+        # A run repeats a few paths thousands of times: equal paths share one
+        # list (checked above: a list of strings), a fifth of a large log's memory.
+        path = event["subflowPath"]
+        kept = paths.setdefault(tuple(path), path)
+        if kept is not path:
+            event["subflowPath"] = kept
     recording.boundary_counts = dict(counts)
     recording.unknown_boundary_types = dict(unknown)
     return balance.report()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import copy
+import dataclasses
 import io
 import json
 import os
@@ -32,7 +33,7 @@ from corpus_files import read_bytes, recording_path
 from recorders.cli import main as cli_main
 from recorders.balance import analyse_balance
 from recorders.errors import RecordingError
-from recorders.loading import Recording, load_recording
+from recorders.loading import MAX_NESTING_DEPTH, Recording, load_recording
 from recorders.projections import PROFILES, build_projection
 
 # Reproducible in CI: the same examples every run, no example database.
@@ -352,14 +353,40 @@ def check_recording(recording: Recording, max_drills: int = 200) -> None:
                 event(f"{profile} refused: {bucket(refused[0])}")
 
 
+def same_recording(one: Recording, other: Recording) -> bool:
+    # Values nest up to the loader's limit; comparing them recurses as deep.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 3 * MAX_NESTING_DEPTH))
+    try:
+        return all(getattr(one, f.name) == getattr(other, f.name)
+                   for f in dataclasses.fields(one))
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def json_module_outcome(data: bytes | str) -> Recording | str:
+    """What the loader gives with the json module alone: the recording or the message."""
+    try:
+        return load_recording(data, fast=False)
+    except RecordingError as exc:
+        return str(exc)
+
+
 def exercise_bytes(data: bytes | str, max_drills: int = 200) -> Recording | None:
-    """The contract: load and project, or a documented error. Returns the recording."""
+    """The contract: load and project, or a documented error. Returns the recording.
+
+    The load takes the fast parse where it applies; the json module's parse of
+    the same input must give the same recording, or refuse with the same message."""
     try:
         recording = load_recording(data)
     except RecordingError as exc:
         message = check_message(exc)
+        assert json_module_outcome(data) == message
         event(f"refused: {bucket(message)}")  # shown by --hypothesis-show-statistics
         return None
+    slow = json_module_outcome(data)
+    assert not isinstance(slow, str), f"only the fast parse loaded it; json module: {slow}"
+    assert same_recording(recording, slow)
     event("loaded")
     check_recording(recording, max_drills)
     return recording
