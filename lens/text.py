@@ -94,6 +94,21 @@ def markdown_literal(value: Any) -> str:
     return text.translate(_MD_ESCAPES)
 
 
+def markdown_code_span(text: str) -> str:
+    """``text`` on one line as a Markdown code span no content can break out of:
+    its fence is longer than any backtick run inside, and nothing in a code span
+    is markup (no escapes, entities, links or autolinks)."""
+    flat = one_line(text)
+    if not flat:
+        return "(empty)"
+    longest = max((len(run) for run in re.findall(r"`+", flat)), default=0)
+    fence = "`" * (longest + 1)
+    # CommonMark strips one space from each side of a span, unless it is all spaces.
+    if not flat.strip(" "):
+        return f"{fence}{flat}{fence}"
+    return f"{fence} {flat} {fence}"
+
+
 def value_text(value: Any) -> str:
     """A recorded value as text: strings as they are, anything else as indented
     JSON, or compact JSON when it nests deeper than :data:`INDENT_DEPTH`

@@ -11,7 +11,7 @@ import streamlit as st
 from lens.compare import RunComparison, compare_runs
 from lens.compare.alignment import AlignedRow
 from lens.compare.outcome import CRASHED, RunEnding
-from lens.compare.placement import StepRow
+from lens.placement import StepRow
 from lens.text import visible
 from lens_ui import compare_state, session
 from lens_ui.runs import LoadedRun, RunChoice

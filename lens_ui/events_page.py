@@ -1,17 +1,22 @@
 """The raw events page: both streams of the file as tables, filterable by type,
-subflow path and text, with any event shown whole."""
+subflow path and text, with any event shown whole and a link to the step that
+holds it (placed by :mod:`lens.event_places`)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from recorders.loading import Recording
+from lens.event_places import EventPlaces
 from lens.event_tables import EventTable, boundary_table, typed_table
+from lens.text import markdown_literal, one_line
 from lens_ui import session
 from lens_ui.render import whole_json
 from lens_ui.runs import LoadedRun
 
 ANY_PATH = ""
+GO_TO_RUN = "lens.events.go_to_run"  # set by a step link; the next run opens the run page
+SCOPE_NAME_CHARS = 48
 
 
 @st.cache_resource(max_entries=4, show_spinner="Tabulating the events…")
@@ -19,7 +24,16 @@ def _tables(digest: str, _recording: Recording) -> tuple[EventTable, EventTable]
     return typed_table(_recording.typed_events), boundary_table(_recording.boundary_events)
 
 
+@st.cache_resource(max_entries=4, show_spinner="Placing the events on the steps…")
+def _places(digest: str, profile: str, _run: LoadedRun) -> EventPlaces:
+    recording = _run.recording
+    return EventPlaces(_run.scopes(profile), _run.evidence, recording.typed_events,
+                       recording.boundary_events, recording.typed_run_ids)
+
+
 def events_page(run: LoadedRun) -> None:
+    if st.session_state.pop(GO_TO_RUN, False):
+        st.switch_page("lens_app.py")
     recording = run.recording
     st.title("Raw events", anchor=False)
     st.text(run.choice.name)
@@ -36,13 +50,13 @@ def events_page(run: LoadedRun) -> None:
     typed_tab, boundary_tab = st.tabs([f"Typed events ({len(recording.typed_events)})",
                                        f"Boundary events ({len(recording.boundary_events)})"])
     with typed_tab:
-        _event_table(typed, recording.typed_counts, "lens.events.typed")
+        _event_table(run, typed, recording.typed_counts, "lens.events.typed")
     with boundary_tab:
-        _event_table(boundary, recording.boundary_counts, "lens.events.boundary")
+        _event_table(run, boundary, recording.boundary_counts, "lens.events.boundary")
     session.write_link(run.choice, None, None)
 
 
-def _event_table(table: EventTable, counts: dict[str, int], key: str) -> None:
+def _event_table(run: LoadedRun, table: EventTable, counts: dict[str, int], key: str) -> None:
     if table.frame.empty:
         st.caption("No events in this stream.")
         return
@@ -65,4 +79,30 @@ def _event_table(table: EventTable, counts: dict[str, int], key: str) -> None:
     if rows:
         position = int(shown.iloc[rows[0]]["#"])
         st.caption(f"{table.stream} event #{position}")
+        _step_link(run, table.stream, position, key)
         whole_json(table.events[position], f"{key}.whole")
+
+
+def _step_link(run: LoadedRun, stream: str, position: int, key: str) -> None:
+    """A button to the step that holds the event, or why no step does."""
+    profile = session.current_profile()
+    place = _places(run.choice.digest, profile, run).step_of(stream, position)
+    scope = run.scopes(profile).get(place[0]) if place is not None else None
+    if place is None or scope is None:
+        st.caption("No step holds this event: it belongs to an earlier run in the file, or "
+                   "the projection has no steps.")
+        return
+    path, index = place
+    where = f"step {index + 1} of {len(scope.steps)}"
+    if len(path) > 1:
+        where += " in ▸ " + markdown_literal(one_line(path[-1], SCOPE_NAME_CHARS))
+    label = scope.steps[index].label
+    st.button(f"Open the step that holds it: {where} · {markdown_literal(one_line(label, 60))}",
+              key=f"{key}.go", icon=":material/my_location:", on_click=_go_to_step,
+              args=(path, index))
+
+
+def _go_to_step(path: tuple[str, ...], index: int) -> None:
+    session.move_to(path, index)
+    st.session_state[session.TAB] = session.STEPS_TAB
+    st.session_state[GO_TO_RUN] = True

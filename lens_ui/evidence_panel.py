@@ -23,14 +23,15 @@ import streamlit as st
 
 from recorders.evidence import EvidenceIndex, StepMap
 from recorders.values import number_column
-from lens.evidence.backtrack import BacktrackChain, backtrack
+from lens.evidence.backtrack import BacktrackChain, BacktrackLink, backtrack
+from lens.evidence.causes import LikelyCause
 from lens.evidence.delta import ContextDelta
 from lens.evidence.nav import Nav, call_title
 from lens.evidence.report import StepPlaceOf, backtrack_report
-from lens.evidence.search import SearchResults, search
+from lens.evidence.search import SearchResults, highlighted_markdown, search
 from lens.evidence.served import (ServedContext, SlotPanel, piece_pages, served_context,
                                   served_context_for_step)
-from lens.text import display_text, visible
+from lens.text import display_text, markdown_literal, visible
 from lens_ui.render import facts_text, long_text
 
 Navigate = Callable[[int], None]
@@ -108,8 +109,8 @@ def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
                      recording_id: str = "", call_id: int | None = None,
                      profile: str | None = None, key: str = "evidence-backtrack",
                      max_shown: int = 150, step_label: StepLabel | None = None,
-                     report_places: StepPlaceOf | None = None
-                     ) -> BacktrackChain | None:
+                     report_places: StepPlaceOf | None = None,
+                     causes: Sequence[LikelyCause] = ()) -> BacktrackChain | None:
     """Walk back from a model output (the final answer by default), with a
     Markdown export."""
     steps = steps if steps is not None else []
@@ -134,30 +135,88 @@ def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
         key=target_key, **chosen)
     chain = backtrack(index, selected, smap)
     report = backtrack_report(index, chain, recording_id=recording_id, steps=steps,
-                                 profile=profile, step_place=report_places)
+                              profile=profile, step_place=report_places, causes=causes)
     st.download_button("Download the backtrack report (Markdown)", data=report,
                        file_name="backtrack-report.md", mime="text/markdown",
                        key=f"{key}-export", on_click="ignore")
     for note in chain.notes:
         st.warning(note)
-    for link in chain.links[:max_shown]:
-        cols = st.columns([5, 1])
-        with cols[0]:
-            head = f"{_indent(link.depth)}{link.number}. {link.relation}: {link.title}"
-            if link.error:
-                head += "   [ERROR]"
-            if link.inferred:
-                head += f"   (inferred: {link.inferred})"
-            st.text(head)
-            if link.text is not None:
-                st.code(display_text(link.text.full, PREVIEW_IN_LISTS).text, language=None,
-                        wrap_lines=True)
-        with cols[1]:
-            _nav_button(link.nav, on_navigate, f"{key}-go-{link.number}", steps, "Step",
-                        explain=False, step_label=step_label)
+    shown = chain.links[:max_shown]
+    for number, section in enumerate(_chain_sections(shown)):
+        head = section[0]
+        errors = sum(1 for link in section if link.error)
+        title = (f"{head.relation}: {head.title}" if head.kind in ("output", "context")
+                 else "Context")  # call titles are numbers and our words only
+        title += f" — {len(section)} link(s)" + (f", {errors} error(s)" if errors else "")
+        with st.expander(title, expanded=number == 0 or errors > 0,
+                         icon=":material/error:" if errors else None):
+            for link in section:
+                _render_link(link, on_navigate, steps, key, step_label)
     if len(chain.links) > max_shown:
         st.caption(f"{len(chain.links) - max_shown} more links are in the downloaded report.")
     return chain
+
+
+def render_causes(causes: Sequence[LikelyCause], on_navigate: Navigate, *,
+                  steps: Sequence[Any] | None = None, key: str = "evidence-causes",
+                  step_label: StepLabel | None = None, max_shown: int = 20) -> None:
+    """The likely causes, most likely first: a coloured kind, the recording's
+    names and error text as plain text, and a button to the step."""
+    steps = steps if steps is not None else []
+    st.subheader("Likely causes")
+    if not causes:
+        st.success("Nothing in this run failed: no failed tool, provider error, rejected "
+                   "route, governor trip or cut context was recorded.")
+        return
+    st.caption("What most often explains a wrong answer, most likely first. Each leads to "
+               "the step that shows it.")
+    for n, cause in enumerate(causes[:max_shown]):
+        with st.container(border=True, key=f"{key}-{n}"):
+            alert = st.error if cause.is_error else st.warning
+            alert(cause.kind.capitalize(), icon=":material/error:" if cause.is_error
+                  else ":material/warning:")
+            st.text(cause.headline)
+            st.text(cause.why)
+            if cause.detail is not None:
+                st.code(display_text(cause.detail.full, PREVIEW_IN_LISTS).text,
+                        language=None, wrap_lines=True)
+            _nav_button(cause.nav, on_navigate, f"{key}-go-{n}", steps, "Go to step",
+                        step_label=step_label)
+    if len(causes) > max_shown:
+        st.caption(f"{len(causes) - max_shown} more likely causes are not shown; the failed "
+                   "tools and provider errors come first.")
+
+
+def _chain_sections(links: Sequence[BacktrackLink]) -> list[list[BacktrackLink]]:
+    """The chain cut where each model call's own context starts: the output and
+    its context first, then one section per call the walk went back to."""
+    sections: list[list[BacktrackLink]] = []
+    for link in links:
+        if not sections or link.kind == "context":
+            sections.append([])
+        sections[-1].append(link)
+    return sections
+
+
+def _render_link(link: BacktrackLink, on_navigate: Navigate, steps: Sequence[Any], key: str,
+                 step_label: StepLabel | None) -> None:
+    cols = st.columns([5, 1])
+    with cols[0]:
+        if link.error:
+            # A relation can carry a recorded role name: escaped for the alert's Markdown.
+            st.error(f"{link.number}. {markdown_literal(link.relation)}",
+                     icon=":material/error:")
+        head = f"{_indent(link.depth)}{link.number}. " + (
+            link.title if link.error else f"{link.relation}: {link.title}")
+        if link.inferred:
+            head += f"   (inferred: {link.inferred})"
+        st.text(head)
+        if link.text is not None:
+            st.code(display_text(link.text.full, PREVIEW_IN_LISTS).text, language=None,
+                    wrap_lines=True)
+    with cols[1]:
+        _nav_button(link.nav, on_navigate, f"{key}-go-{link.number}", steps, "Step",
+                    explain=False, step_label=step_label)
 
 
 def render_search(index: EvidenceIndex, on_navigate: Navigate, *,
@@ -168,21 +227,31 @@ def render_search(index: EvidenceIndex, on_navigate: Navigate, *,
     steps = steps if steps is not None else []
     smap = step_map or StepMap(index, steps)
     query = st.text_input("Find text anywhere in the run", key=f"{key}-query")
-    match_case = st.checkbox("Match case", key=f"{key}-case")
+    case_column, errors_column = st.columns(2)
+    match_case = case_column.checkbox("Match case", key=f"{key}-case")
+    errors_only = errors_column.checkbox(
+        "Errors only", key=f"{key}-errors",
+        help="Error events, and the arguments and results of failed tool calls and the "
+             "output of failed model calls.")
     if not query:
         st.caption("Searches prompts, model outputs, tool arguments and results, injected "
                    "context and route reasons.")
         return None
-    results = search(index, query, smap, limit=limit, case_sensitive=match_case)
+    results = search(index, query, smap, limit=limit, case_sensitive=match_case,
+                     errors_only=errors_only)
     shown = f", the first {len(results.hits)} shown" if results.truncated else ""
-    st.caption(f"{results.total} matching value(s){shown}.")
+    kind = "matching error value(s)" if errors_only else "matching value(s)"
+    st.caption(f"{results.total} {kind}{shown}.")
     for n, hit in enumerate(results.hits):
-        with st.container(border=True):
+        with st.container(border=True, key=f"{key}-hit-{n}"):
+            if hit.error:
+                st.error("Error", icon=":material/error:")
             where = f"{hit.kind} · {hit.label}" if hit.label else hit.kind
             if hit.served_in:
                 where += f" · served to {len(hit.served_in)} model call(s)"
             st.text(where)
-            st.code(visible(hit.snippet), language=None, wrap_lines=True)
+            # Every part is escaped; the only markup is the bold around each match.
+            st.markdown(highlighted_markdown(hit.parts))
             st.caption(f"{hit.value_length:,} characters; match at character "
                        f"{hit.match_start:,}.")
             if hit.preview.truncated:

@@ -26,16 +26,19 @@ from recorders.run_step import RunStep
 from lens.step_places import ScopedSteps
 from lens.text import markdown_literal, one_line
 from lens_ui import session
-from lens_ui.evidence_panel import render_backtrack, render_search
+from lens.evidence.causes import LikelyCause, likely_causes
+from lens_ui.evidence_panel import render_backtrack, render_causes, render_search
 from lens_ui.runs import LoadedRun
 
 BACKTRACK_KEY = "lens.backtrack"  # evidence_panel widget keys start with this
+CAUSES_KEY = "lens.causes"
 SEARCH_KEY = "lens.search"
 BACKTRACK_TARGET = f"{BACKTRACK_KEY}-target"  # the "walk back from" selectbox
 SEARCH_QUERY = f"{SEARCH_KEY}-query"
 SEARCH_CASE = f"{SEARCH_KEY}-case"
+SEARCH_ERRORS = f"{SEARCH_KEY}-errors"
 BACKTRACK_FROM = "lens.backtrack.from"  # (run key, model call id) to walk back from
-SEARCH_KEPT = "lens.search.kept"  # (query, match case) last searched
+SEARCH_KEPT = "lens.search.kept"  # (query, match case, errors only) last searched
 SCOPE_NAME_CHARS = 48
 
 REFERENCE_NOTE = ("The reference projection does not show model calls as steps, so a link "
@@ -115,6 +118,9 @@ def backtrack_tab(run: LoadedRun, profile: str, path: tuple[str, ...], position:
     links = EvidenceLinks(run, profile, path)
     index = links.index
     _seed_backtrack_target(run, len(index.calls))
+    causes = _causes(run.choice.digest, profile, tuple(path), run, links)
+    render_causes(causes, lambda target: links.go(target, show_steps_tab), steps=links.steps,
+                  key=CAUSES_KEY, step_label=links.label)
     if index.calls:
         _backtrack_starts(run, links, position)
     if profile != DEFAULT_PROFILE:
@@ -122,10 +128,20 @@ def backtrack_tab(run: LoadedRun, profile: str, path: tuple[str, ...], position:
     render_backtrack(index, lambda target: links.go(target, show_steps_tab), steps=links.steps,
                      step_map=links.step_map, recording_id=run.run_id, profile=profile,
                      key=BACKTRACK_KEY, step_label=links.label,
-                     report_places=links.report_place)
+                     report_places=links.report_place, causes=causes)
     chosen = st.session_state.get(BACKTRACK_TARGET)
     if isinstance(chosen, int):
         st.session_state[BACKTRACK_FROM] = (run.choice.key, chosen)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _causes(digest: str, profile: str, path: tuple[str, ...], _run: LoadedRun,
+            _links: EvidenceLinks) -> tuple[LikelyCause, ...]:
+    """The run's likely causes, linked into the step list of the scope on screen
+    (built once per scope: every widget on the tab reruns the page)."""
+    route = _run.projection(profile).route
+    return likely_causes(_links.index, _links.step_map, hops=route.get_hops(),
+                         trips=route.get_trips(), gaps=_run.recording.gaps)
 
 
 def _seed_backtrack_target(run: LoadedRun, calls: int) -> None:
@@ -171,11 +187,13 @@ def search_tab(run: LoadedRun, profile: str, path: tuple[str, ...]) -> None:
     links = EvidenceLinks(run, profile, path)
     kept = st.session_state.get(SEARCH_KEPT)
     if kept is not None and SEARCH_QUERY not in st.session_state:
-        st.session_state[SEARCH_QUERY], st.session_state[SEARCH_CASE] = kept
+        (st.session_state[SEARCH_QUERY], st.session_state[SEARCH_CASE],
+         st.session_state[SEARCH_ERRORS]) = kept
     if profile != DEFAULT_PROFILE:
         st.caption(REFERENCE_NOTE)
     render_search(links.index, lambda target: links.go(target, show_steps_tab),
                   steps=links.steps, step_map=links.step_map, key=SEARCH_KEY,
                   step_label=links.label)
     st.session_state[SEARCH_KEPT] = (st.session_state.get(SEARCH_QUERY, ""),
-                                     bool(st.session_state.get(SEARCH_CASE, False)))
+                                     bool(st.session_state.get(SEARCH_CASE, False)),
+                                     bool(st.session_state.get(SEARCH_ERRORS, False)))

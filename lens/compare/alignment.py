@@ -14,7 +14,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Sequence
 
-from lens.compare.placement import StepRow
+from lens.placement import StepRow
 
 SAME = "same"
 CHANGED = "changed"

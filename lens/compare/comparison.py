@@ -6,7 +6,7 @@ the first difference) plus the projections both runs already build:
 - whether the runs are the same in substance (:mod:`lens.compare.events`
   says what is volatile);
 - the first typed event where they part, the differing field, and the step
-  of each run's lens projection that holds it (:mod:`lens.compare.placement`);
+  of each run's lens projection that holds it (:mod:`lens.placement`);
 - the first model call served differently, its slots and the pieces added,
   removed or changed (:mod:`lens.compare.served`, :mod:`lens.compare.pieces`);
 - both step lists aligned (:mod:`lens.compare.alignment`), both route paths,
@@ -26,7 +26,7 @@ from lens.compare.events import (EventComparer, EventDifference, ProviderIds,
 from lens.compare.evidence_adapter import served_pieces
 from lens.compare.outcome import RunEnding, run_ending
 from lens.compare.pieces import SlotPieces, diff_pieces
-from lens.compare.placement import StepLocator
+from lens.placement import StepLocator
 from lens.compare.served import ServedCalls, ServedDifference, first_served_difference
 
 PROFILE = "lens"

@@ -13,7 +13,7 @@ from lens.compare.alignment import AlignedRow
 from lens.compare.comparison import EventSide, RunComparison
 from lens.compare.evidence_adapter import ServedPiece
 from lens.compare.outcome import RunEnding
-from lens.compare.placement import StepRow
+from lens.placement import StepRow
 
 
 def _step_wire(step: tuple[tuple[str, ...], int] | None) -> dict[str, Any] | None:

@@ -22,6 +22,7 @@ from typing import Any, Iterator
 from recorders.evidence import (MESSAGES, SYSTEM_PROMPT, TOOLS, EvidenceIndex, ModelCall, Piece,
                                 StepMap)
 from recorders.values import json_text
+from lens.evidence.feeds import DECIDED, feeds_of
 from lens.evidence.nav import Nav, call_title, nav_for_call, nav_for_tool
 from lens.text import DisplayText, display_text
 
@@ -34,7 +35,8 @@ class BacktrackLink:
     depth: int
     relation: str             # our words: "final answer", "tool result", "asked for by", ...
     kind: str                 # "output" | "system" | "message" | "tool" | "call" | "tools" |
-                              # "evicted" | "context" (a call's own context follows) | "note"
+                              # "evicted" | "context" (a call's own context follows) | "note" |
+                              # "decision" (a Conditional chose this branch)
     title: str                # may hold recording ids/names: show as text
     text: DisplayText | None
     call_id: int | None
@@ -78,6 +80,19 @@ class _Walk:
 
     def call_nav(self, call_id: int, end: bool = False) -> Nav:
         return nav_for_call(self.index, self.step_map, call_id, end=end)
+
+    def entered_at(self, call: ModelCall, slot: str, key: tuple) -> ModelCall:
+        """The earliest call of ``call``'s scope, in an unbroken run of calls
+        back from it, that was served the piece ``key`` in ``slot``: where the
+        piece first entered the context."""
+        entered = call
+        while entered.previous_in_scope is not None:
+            before = self.index.calls[entered.previous_in_scope]
+            composition = before.slots.get(slot)
+            if composition is None or all(p.key != key for p in composition.pieces):
+                break
+            entered = before
+        return entered
 
 
 def _link(depth: int, relation: str, kind: str, title: str, text: Any = None, *,
@@ -147,8 +162,9 @@ def _context_links(walk: _Walk, call: ModelCall, depth: int) -> Iterator[Found]:
                               walk.seen_pieces):
             label = f"{piece.source or 'source not recorded'}" + (
                 f" {piece.source_id}" if piece.source_id else "")
-            yield _link(depth, "system prompt", "system", label, piece.content, call=call.id,
-                        nav=served_nav), None
+            first = walk.entered_at(call, SYSTEM_PROMPT, piece.key)
+            yield _link(depth, _entered("system prompt", call, first), "system", label,
+                        piece.content, call=first.id, nav=walk.call_nav(first.id)), None
     tools = call.slots.get(TOOLS)
     if tools is not None and tools.pieces:
         names = tuple(str(p.key[1]) for p in tools.pieces)
@@ -168,6 +184,28 @@ def _context_links(walk: _Walk, call: ModelCall, depth: int) -> Iterator[Found]:
             yield replace(link, kind="evicted",
                           relation=f"evicted before this call ({link.relation})"), source
             yield from found
+    yield from _composition_links(walk, call, depth)
+
+
+def _entered(relation: str, call: ModelCall, first: ModelCall) -> str:
+    return relation if first.id == call.id else f"{relation} (first served to {call_title(first)})"
+
+
+def _composition_links(walk: _Walk, call: ModelCall, depth: int) -> Iterator[Found]:
+    """Where the input of a composition's child came from: the decision that
+    chose it, the previous step's forwarded answer, or a merge's branches."""
+    steps = walk.step_map.steps if walk.step_map is not None else ()
+    for feed in feeds_of(walk.index, steps, call):
+        if feed.relation == DECIDED:
+            title = f"routes to {feed.chosen}"
+            text = (f"rationale: {feed.rationale}" if feed.rationale is not None
+                    else "the recording carries no rationale for this decision")
+            yield _link(depth, feed.relation, "decision", title, text,
+                        nav=Nav(feed.step, True)), None
+            continue
+        source = walk.index.calls[feed.call_id]
+        yield _link(depth, feed.relation, "call", call_title(source), source.output,
+                    call=source.id, nav=walk.call_nav(source.id, end=True)), source
 
 
 def _message_links(walk: _Walk, piece: Piece, call: ModelCall, depth: int,
@@ -213,5 +251,7 @@ def _message_links(walk: _Walk, piece: Piece, call: ModelCall, depth: int,
     inferred = None
     if piece.content is None or piece.content_is_summary:
         inferred = "cannot be traced further: only a summary or nothing was recorded"
-    yield _link(depth, relation, "message", role, piece.content, call=call.id,
-                inferred=inferred, nav=served_nav), None
+    first = walk.entered_at(call, MESSAGES, piece.key)
+    yield _link(depth, _entered(relation, call, first), "message", role, piece.content,
+                call=first.id, inferred=inferred,
+                nav=served_nav if first.id == call.id else walk.call_nav(first.id)), None

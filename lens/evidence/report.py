@@ -15,8 +15,9 @@ from recorders.evidence import EvidenceIndex
 from recorders.run_step import RunStep
 from recorders.values import json_text
 from lens.evidence.backtrack import BacktrackChain
+from lens.evidence.causes import LikelyCause
 from lens.evidence.nav import Nav, call_title
-from lens.text import markdown_literal, one_line, value_text, visible
+from lens.text import markdown_code_span, markdown_literal, value_text, visible
 
 # Characters of a value written into the report: a file, not a screen, so it
 # keeps more than the screen's clip limit.
@@ -25,12 +26,7 @@ REPORT_LIMIT = 4_000
 
 def md_code_span(value: Any) -> str:
     """Inline recording text as a code span no content can break out of."""
-    text = one_line(json_text(value))
-    if not text:
-        return "(empty)"
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    return f"{fence} {text} {fence}"
+    return markdown_code_span(json_text(value))
 
 
 def md_fenced(value: Any, limit: int = REPORT_LIMIT) -> str:
@@ -76,9 +72,11 @@ def _step_cite(nav: Nav | None, steps: Sequence[RunStep] | None,
 
 def backtrack_report(index: EvidenceIndex, chain: BacktrackChain, *, recording_id: str,
                      steps: Sequence[RunStep] | None = None, profile: str | None = None,
-                     step_place: StepPlaceOf | None = None) -> str:
-    """The chain as Markdown: every recording value escaped, steps cited (as
-    ``step_place`` names them when given: number, count and scope)."""
+                     step_place: StepPlaceOf | None = None,
+                     causes: Sequence[LikelyCause] = ()) -> str:
+    """The likely causes and the chain as Markdown: every recording value
+    escaped, steps cited (as ``step_place`` names them when given: number,
+    count and scope)."""
     out: list[str] = ["# Backtrack report", ""]
     out.append(f"- Recording: {md_code_span(recording_id)}")
     if profile:
@@ -97,6 +95,22 @@ def backtrack_report(index: EvidenceIndex, chain: BacktrackChain, *, recording_i
         for note in chain.notes:
             out.append(f"- {markdown_literal(note)}")
         out.append("")
+    if causes:
+        out.append("## Likely causes")
+        out.append("")
+        for number, cause in enumerate(causes, 1):
+            line = (f"**{number}.** {'**ERROR** ' if cause.is_error else ''}"
+                    f"{markdown_literal(cause.kind)}: {md_code_span(cause.headline)}")
+            cite = _step_cite(cause.nav, steps, step_place)
+            if cite:
+                line += f" — {cite}"
+            out.append(line)
+            out.append("")
+            out.append(md_code_span(cause.why))
+            out.append("")
+            if cause.detail is not None:
+                out.append(md_fenced(cause.detail.full))
+                out.append("")
     out.append("## Chain")
     out.append("")
     for link in chain.links:

@@ -2,8 +2,10 @@
 injected context, route reasons and errors.
 
 Each stored text of the index is matched once; a hit carries a snippet
-around the match (invisible characters made visible), the whole value, the
-calls that were served it, and a link to its step.
+around the match (invisible characters made visible) cut into plain and
+matching parts, the whole value, the calls that were served it, whether it is
+an error, and a link to its step. :func:`highlighted_markdown` turns the
+parts into Markdown code spans with each match's in bold.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from dataclasses import dataclass, field
 
 from recorders.evidence import EvidenceIndex, SearchEntry, StepMap
 from lens.evidence.nav import Nav, nav_for_call, nav_for_tool
-from lens.text import DisplayText, display_text, visible
+from lens.text import DisplayText, display_text, markdown_code_span, visible
 
 SNIPPET_RADIUS = 80        # characters either side of a search match
+ELLIPSIS = "…"             # where a snippet cuts its value
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,8 @@ class SearchHit:
     tool_id: int | None
     served_in: tuple[int, ...]
     nav: Nav | None
+    parts: tuple[tuple[str, bool], ...] = ()  # the snippet as (text, is a match) pieces
+    error: bool = False       # an error message, a failed tool's text or a failed call's
     _full: str = field(repr=False, default="")
 
     @property
@@ -46,8 +51,10 @@ class SearchResults:
 
 
 def search(index: EvidenceIndex, query: str, step_map: StepMap | None = None, *,
-           limit: int = 200, case_sensitive: bool = False) -> SearchResults:
-    """Find text anywhere in the run. Each stored text is matched once."""
+           limit: int = 200, case_sensitive: bool = False,
+           errors_only: bool = False) -> SearchResults:
+    """Find text anywhere in the run. Each stored text is matched once; with
+    ``errors_only``, only texts that are or belong to an error."""
     if not isinstance(query, str) or not query.strip():
         return SearchResults(query or "", (), 0, False)
     pattern = re.compile(re.escape(query), 0 if case_sensitive else re.IGNORECASE)
@@ -57,18 +64,33 @@ def search(index: EvidenceIndex, query: str, step_map: StepMap | None = None, *,
         match = pattern.search(entry.text)
         if match is None:
             continue
+        error = is_error_entry(index, entry)
+        if errors_only and not error:
+            continue
         total += 1
         if len(hits) >= limit:
             continue
-        hits.append(_hit(index, entry, match.start(), match.end(), step_map))
+        hits.append(_hit(index, entry, match.start(), match.end(), step_map, pattern, error))
     return SearchResults(query, tuple(hits), total, total > len(hits))
 
 
+def is_error_entry(index: EvidenceIndex, entry: SearchEntry) -> bool:
+    """An error event's text, or any text of a failed tool call or model call."""
+    if entry.kind == "error":
+        return True
+    if entry.tool is not None:
+        return index.tool_calls[entry.tool].failed
+    if entry.call is not None and entry.kind == "model output":
+        return index.calls[entry.call].failure is not None
+    return False
+
+
 def _hit(index: EvidenceIndex, entry: SearchEntry, start: int, end: int,
-         step_map: StepMap | None) -> SearchHit:
+         step_map: StepMap | None, pattern: re.Pattern, error: bool) -> SearchHit:
     text = entry.text
     lo, hi = max(0, start - SNIPPET_RADIUS), min(len(text), end + SNIPPET_RADIUS)
     snippet = ("…" if lo > 0 else "") + visible(text[lo:hi]) + ("…" if hi < len(text) else "")
+    parts = _parts(text, lo, hi, pattern)
     if entry.tool is not None:
         nav = nav_for_tool(index, step_map, entry.tool)
     elif entry.call is not None:
@@ -82,5 +104,47 @@ def _hit(index: EvidenceIndex, entry: SearchEntry, start: int, end: int,
     return SearchHit(kind=entry.kind, label=entry.label, snippet=snippet,
                      preview=display_text(text), match_start=start, value_length=len(text),
                      call_id=entry.call, tool_id=entry.tool,
-                     served_in=tuple(entry.served_in), nav=nav, _full=text)
+                     served_in=tuple(entry.served_in), nav=nav, parts=parts, error=error,
+                     _full=text)
 
+
+def _parts(text: str, lo: int, hi: int, pattern: re.Pattern) -> tuple[tuple[str, bool], ...]:
+    """``text[lo:hi]`` cut at every match of ``pattern`` inside it, with the
+    ellipses that say the value goes on."""
+    parts: list[tuple[str, bool]] = [(ELLIPSIS, False)] if lo > 0 else []
+    at = lo
+    for match in pattern.finditer(text, lo, hi):
+        if match.start() > at:
+            parts.append((text[at:match.start()], False))
+        if parts and parts[-1][1] and match.start() == at:  # back-to-back matches: one part
+            parts[-1] = (parts[-1][0] + match.group(), True)
+        else:
+            parts.append((match.group(), True))
+        at = match.end()
+    if at < hi:
+        parts.append((text[at:hi], False))
+    if hi < len(text):
+        parts.append((ELLIPSIS, False))
+    return tuple(parts)
+
+
+def highlighted_markdown(parts: tuple[tuple[str, bool], ...]) -> str:
+    """One line of Markdown: every part of the snippet a code span, each match's
+    in bold, the ellipses as they are, nothing else.
+
+    Code spans, not backslash escapes: Streamlit's Markdown turns any
+    ``https://…`` or ``www.…`` of a text node into a link however it is
+    escaped, and never a code span's. ``**`` between code spans always
+    opens and closes (a backtick is punctuation on either side).
+    """
+    out: list[str] = []
+    for text, is_match in parts:
+        if not text:
+            continue
+        if not is_match and text == ELLIPSIS:
+            out.append(ELLIPSIS)
+        elif is_match:
+            out.append(f"**{markdown_code_span(text)}**")
+        else:
+            out.append(markdown_code_span(text))
+    return "".join(out)

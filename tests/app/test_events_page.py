@@ -86,3 +86,25 @@ def test_the_open_run_survives_moving_between_pages(app):
     assert metrics["Typed events in the file"] == str(counts["typedEvents"])
     at.switch_page("lens_app.py").run()
     assert any(t.value.startswith("⬆ lean.json · ") for t in at.text)
+
+
+def test_a_selected_event_links_to_the_step_that_holds_it(app):
+    at = open_events(app)
+    events = json.loads(corpus_bytes(CASE))["events"]
+    failed = next(i for i, e in enumerate(events) if e["type"].endswith("stream.tool_end")
+                  and e["payload"].get("error") is True)
+    at.session_state["lens.events.typed.rows"] = {"selection": {"rows": [failed], "columns": [],
+                                                                "cells": []}}
+    at.run()
+    link = at.button(key="lens.events.typed.go")
+    assert link.label.startswith("Open the step that holds it: step ")
+    link.click().run()  # the callback moves the slider; the rerun asks for the run page
+    no_exception(at)
+    at.switch_page("lens_app.py").run()  # AppTest does not follow a page switch itself
+    no_exception(at)
+    tool_call_id = events[failed]["payload"]["toolCallId"]
+    name = next(e["payload"]["toolName"] for e in events if e["type"].endswith("tool_start")
+                and e["payload"].get("toolCallId") == tool_call_id)
+    label = next(t.value for t in at.text if t.value.startswith("step "))
+    # The tool ran after the step where the model asked for it (llm→tool, naming it).
+    assert "llm→tool" in label and name in label, label

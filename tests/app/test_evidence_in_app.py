@@ -11,13 +11,14 @@ and end, so model call k (1-based) ends at step 2k.
 from __future__ import annotations
 
 import json
+import re
 from unittest import mock
 
 import streamlit
 
 from app_support import (caption, corpus_bytes, corpus_plain_bytes, expected, no_exception,
                          open_served_context)
-from evidence.markdown_regions import split_code
+from evidence.markdown_regions import split_code, unescaped_text
 from lens_ui.stepper import BACKTRACK_TAB, SEARCH_TAB, STEPS_TAB, TAB
 
 REFUND = "agent-refund-multi-tools-error"
@@ -189,9 +190,11 @@ def test_the_final_answers_backtrack_reaches_the_failing_refund_and_its_links_mo
     at = open_tab(open_run(app, REFUND), BACKTRACK_TAB)
     lines = texts(at)
     assert any(line.startswith("1. final answer: ") for line in lines)
+    # The failed call's link is an error alert with the relation, then its name as text.
+    alert = next(a.value for a in at.error if "returned by tool call" in a.value)
+    number = int(re.match(r"(\d+)\.", alert).group(1))
     result = next(i for i, line in enumerate(lines)
-                  if f"returned by tool call: issue_refund {refund['toolCallId']}" in line)
-    assert "[ERROR]" in lines[result]
+                  if re.match(rf"[\s│↳]*{number}\. issue_refund {refund['toolCallId']}$", line))
     assert any(f"returned by tool call: escalate_ticket {escalate['toolCallId']}" in line
                for line in lines)
     asker = lines[result + 1]
@@ -269,7 +272,8 @@ def test_search_finds_a_reviewers_output_and_its_hit_drills_into_that_reviewers_
     kinds = [line.split(" · ")[0] for line in texts(at)
              if line.split(" · ")[0] in SEARCH_KINDS]
     assert "model output" in kinds
-    assert any(output in c.value for c in at.code)
+    # The snippet is one escaped line with the match in bold.
+    assert any(output in unescaped_text(m.value) for m in at.markdown)
     at.button(key=f"lens.search-go-{kinds.index('model output')}").click().run()
     no_exception(at)
     assert at.session_state[TAB] == STEPS_TAB

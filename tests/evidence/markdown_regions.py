@@ -57,3 +57,31 @@ def _split_spans(line: str, code: list[str], prose: list[str]) -> None:
         code.append(line[at + run:end.start()])
         at = text_start = end.end()
     prose.append(line[text_start:])
+
+
+# ─── A search highlight line ──────────────────────────────────────────
+
+
+def _span_text(code: str) -> str:
+    """A code span's text: CommonMark strips one space each side when both are there."""
+    if len(code) >= 2 and code.startswith(" ") and code.endswith(" ") and code.strip(" "):
+        return code[1:-1]
+    return code
+
+
+def assert_only_bold_matches(markdown: str, matches: int | None = None) -> None:
+    """Recording text only inside code spans; outside them nothing but ``**``
+    pairs (``matches`` of them when given) and ellipses."""
+    assert "\n" not in markdown
+    code, prose = split_code(markdown)
+    for piece in prose:
+        assert set(piece) <= {"*", "…"}, f"text outside a code span: {piece!r} in {markdown!r}"
+        assert all(len(run) == 2 for run in re.findall(r"\*+", piece)), markdown
+    bold = sum(len(re.findall(r"\*\*", piece)) for piece in prose)
+    assert bold % 2 == 0 and (matches is None or bold == 2 * matches), markdown
+
+
+def unescaped_text(markdown: str) -> str:
+    """What a highlight line shows, without its ellipses: the code spans' text."""
+    code, _ = split_code(markdown)
+    return "".join(_span_text(piece) for piece in code)

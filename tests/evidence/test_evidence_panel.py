@@ -15,6 +15,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from corpus_files import load_expected
+from markdown_regions import assert_only_bold_matches, unescaped_text
 from lens_ui.evidence_panel import PIECES_PER_PAGE, SERVED_TABS
 
 APP = str(Path(__file__).with_name("evidence_panel_app.py"))
@@ -110,9 +111,11 @@ def test_a_backtrack_link_moves_the_slider_and_the_chain_reaches_the_failure():
     case = "agent-refund-multi-tools-error"
     at = _app(case, "backtrack")
     texts = [t.value for t in at.text]
+    # The failed tool call is marked by an error alert naming the link's relation.
+    alert = next(a.value for a in at.error if "returned by tool call" in a.value)
+    failed_number = int(re.match(r"(\d+)\.", alert).group(1))
     tool_line = next(i for i, t in enumerate(texts)
-                     if "returned by tool call: issue_refund c4" in t)
-    assert "[ERROR]" in texts[tool_line]
+                     if re.match(rf"[\s│↳]*{failed_number}\. issue_refund c4", t))
     asker = texts[tool_line + 1]
     assert "asked for by" in asker
     number = int(re.match(r"[\s│↳]*(\d+)\.", asker).group(1))
@@ -150,7 +153,8 @@ def test_search_finds_the_long_line_shows_a_snippet_and_navigates():
     at = _app(case, "search")
     at.text_input(key="evidence-search-query").input('alert("deep")').run()
     assert not at.exception
-    snippets = [c.value for c in at.code]
+    # Each hit's snippet is one highlighted line (escaped Markdown, the match in bold).
+    snippets = [unescaped_text(m.value) for m in at.markdown]
     assert snippets and all(len(s) < 300 for s in snippets)
     assert all('<script>alert("deep")</script>' in s for s in snippets)
     assert any("50,092 characters" in c.value or "50,557 characters" in c.value
@@ -178,7 +182,14 @@ def test_hostile_strings_never_reach_markdown_rendered_elements(mode):
 def test_hostile_search_results_never_reach_markdown_rendered_elements():
     at = _app("hostile-strings-agent", "search")
     at.text_input(key="evidence-search-query").input("script").run()
+    highlights = [m.value for m in at.markdown]
+    assert highlights
+    for value in highlights:  # escaped recording text: the only markup is the bold match
+        assert_only_bold_matches(value)
+        assert "**` script `**" in value
     for value in _markdown_rendered(at):
+        if value in highlights:
+            continue
         for marker in HOSTILE_MARKERS:
             assert marker not in value, (marker, value[:120])
 
@@ -194,6 +205,7 @@ def test_the_lean_panel_says_what_is_not_recorded():
 
 def test_the_panel_code_never_renders_html_or_markdown_content():
     source = PANEL_SOURCE.read_text()
-    for forbidden in ("unsafe_allow_html", "st.html", "components.html", "st.markdown(",
-                      "st.write("):
+    for forbidden in ("unsafe_allow_html", "st.html", "components.html", "st.write("):
         assert forbidden not in source, forbidden
+    # Markdown only for the search highlight, which escapes every part.
+    assert source.count("st.markdown(") == source.count("st.markdown(highlighted_markdown(")

@@ -1,4 +1,7 @@
-"""Which step of a run's projection holds a typed event, and all steps in run order.
+"""Which step of a run's projection holds an event, and all steps in run order.
+
+Shared by the comparison (aligning two runs' steps) and the raw events page
+(a row links to the step that holds its event).
 
 The projection is built from the boundary log and the comparison walks the
 typed stream, so an event is placed by where it happened:
@@ -9,8 +12,8 @@ typed stream, so an event is placed by where it happened:
   execution index (the ``#N`` of ``runtimeStageId``, counted up by the
   engine as stages run; wall-clock milliseconds are too coarse to order the
   events of one stage), then phase: an event that opens its stage (``*_start``,
-  ``*.enter``) sits with the first step anchored at that stage, any other
-  with the later ones (a model call's start and end steps share an anchor);
+  ``*.enter``; in the boundary log ``*.start``, ``*.entry``) sits with the
+  first step anchored at that stage, any other with the later ones (a model call's start and end steps share an anchor);
   an event before every step of its scope is held by the first step;
 - a context event served to a model call is held by that call's step (the
   served context is read there), so it is placed as that call's start;
@@ -32,7 +35,7 @@ from recorders.run_step import RunStep
 from lens.scopes import ROOT, ScopeIndex
 
 _EXEC_INDEX = re.compile(r"#(\d+)$")
-_OPENING_SUFFIXES = ("_start", ".enter")
+_OPENING_SUFFIXES = ("_start", ".enter", ".start", ".entry")  # typed; boundary log
 
 Key = tuple[int, int]
 

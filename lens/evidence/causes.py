@@ -1,0 +1,262 @@
+"""Likely causes: what most often explains a wrong answer, found before any walk.
+
+A person debugging a run asks first "what went wrong?", not "what fed the
+answer?". This lists, in that order of likelihood, the facts of the recording
+that usually explain a wrong or missing answer:
+
+1. failed tools (with their error text) and tool calls that never ended;
+2. provider errors: a model call that failed, or never ended;
+3. rejected routes and governor trips of a skill graph;
+4. context that was cut: pieces evicted or dropped from a slot, budget
+   pressure, events the recorder dropped or a run that did not complete;
+5. a tool result no later model call in its scope was served.
+
+Each cause has one line of why, built only from recorded facts, and a link to
+the step that shows it. Pure functions over the evidence index, a step map and
+(optionally) the projection's route and the recording's gaps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from recorders.evidence import MESSAGES, EvidenceIndex, ModelCall, StepMap
+from recorders.gaps import Gap
+from recorders.route_recorder import RouteHop, RouteTrip, format_route_hop
+from lens.evidence.nav import Nav, call_title, nav_for_call, nav_for_tool
+from lens.route_view import hop_step_index, trip_marks
+from lens.text import DisplayText, display_text, format_ms, one_line
+
+ERROR, WARNING = "error", "warning"
+# Gap codes that mean part of the run is missing from the file.
+_LOST_EVENT_GAPS = frozenset({"dropped", "incomplete"})
+NAME_CHARS = 60
+
+
+@dataclass(frozen=True)
+class LikelyCause:
+    """One fact that may explain a wrong answer, and where to see it."""
+
+    kind: str                 # our words: "failed tool", "provider error", ...
+    severity: str             # ERROR | WARNING
+    headline: str             # may hold recording names: show as text
+    why: str                  # one line; may hold recording names: show as text
+    detail: DisplayText | None  # the error text or payload, when recorded
+    nav: Nav | None
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == ERROR
+
+
+def likely_causes(index: EvidenceIndex, step_map: StepMap | None = None, *,
+                  hops: Sequence[RouteHop] = (), trips: Sequence[RouteTrip] = (),
+                  gaps: Sequence[Gap] = ()) -> tuple[LikelyCause, ...]:
+    """Every likely cause in the run the steps describe, most likely first."""
+    served = _served_tool_ids(index)
+    found: list[LikelyCause] = []
+    found += _tool_failures(index, step_map, served)
+    found += _provider_errors(index, step_map)
+    found += _route_causes(index, step_map, hops, trips)
+    found += _context_cuts(index, step_map, gaps)
+    found += _results_never_served(index, step_map, served)
+    return tuple(found)
+
+
+def _name(value: object) -> str:
+    return one_line(value if isinstance(value, str) else "(no name recorded)", NAME_CHARS)
+
+
+# ─── 1. Tools ──────────────────────────────────────────────────────────
+
+
+def _tool_failures(index: EvidenceIndex, step_map: StepMap | None,
+                   served: frozenset[int]) -> list[LikelyCause]:
+    causes = []
+    for tool in index.shown_tools():
+        if not tool.failed and tool.ended:
+            continue
+        nav = nav_for_tool(index, step_map, tool.id)
+        asker = index.asked_by(tool.id)
+        asked = f", asked for by {call_title(asker)}" if asker is not None else ""
+        if tool.failed:
+            took = f" after {format_ms(tool.duration_ms)}" if tool.duration_ms is not None else ""
+            causes.append(LikelyCause(
+                "failed tool", ERROR, f"Tool {_name(tool.name)} failed{took}",
+                f"The tool returned an error{asked}; the model was served this error text "
+                "instead of a result." if tool.id in served else
+                f"The tool returned an error{asked}.",
+                display_text(tool.result) if tool.has_result else None, nav))
+        elif not tool.ended:
+            causes.append(LikelyCause(
+                "tool did not end", ERROR, f"Tool {_name(tool.name)} never returned",
+                f"The recording has the tool call's start but no end{asked}.", None, nav))
+    return causes
+
+
+def _carries(call: ModelCall, tool_id: int) -> bool:
+    """Whether ``call`` was served the result of tool call ``tool_id`` (a piece
+    with no text at all is in no search entry, so it is looked for here)."""
+    return any(piece.tool_call == tool_id for piece in call.slots[MESSAGES].pieces)
+
+
+def _served_tool_ids(index: EvidenceIndex) -> frozenset[int]:
+    """Tool calls whose result some model call was served: the index stores each
+    served text once with the calls it was served to."""
+    return frozenset(entry.tool for entry in index.search_entries
+                     if entry.kind == "message" and entry.tool is not None and entry.served_in)
+
+
+# ─── 2. Provider ───────────────────────────────────────────────────────
+
+
+def _provider_errors(index: EvidenceIndex, step_map: StepMap | None) -> list[LikelyCause]:
+    causes = []
+    for call in index.shown_calls():
+        nav = nav_for_call(index, step_map, call.id)
+        provider = f" ({_name(call.provider)})" if isinstance(call.provider, str) else ""
+        if call.failure is not None:
+            causes.append(LikelyCause(
+                "provider error", ERROR, f"{call_title(call)} failed",
+                f"A fatal error was recorded while this model call{provider} was open, so it "
+                "gave no answer.", display_text(call.failure), nav))
+        elif not call.ended:
+            causes.append(LikelyCause(
+                "model call did not end", ERROR, f"{call_title(call)} never ended",
+                f"The recording has this model call's start{provider} but no end or error.",
+                None, nav))
+    return causes
+
+
+# ─── 3. Route ──────────────────────────────────────────────────────────
+
+
+def _route_causes(index: EvidenceIndex, step_map: StepMap | None, hops: Sequence[RouteHop],
+                  trips: Sequence[RouteTrip]) -> list[LikelyCause]:
+    steps = step_map.steps if step_map is not None else ()
+    causes = []
+    for hop in hops:
+        if hop.outcome != "rejected":
+            continue
+        causes.append(LikelyCause(
+            "rejected route", WARNING,
+            f"Route to {_name(hop.requested_skill)} rejected",
+            "The model asked to move to a skill the graph does not reach from here: "
+            + one_line(format_route_hop(hop)), None, _hop_nav(hop, steps, index)))
+    for trip in trips:
+        marked = trip_marks(hops, [trip])  # the hop that tripped this governor
+        nav = _hop_nav(hops[next(iter(marked))], steps, index) if marked else None
+        skills = ", ".join(_name(s) for s in trip.skills) or "no skill named"
+        causes.append(LikelyCause(
+            "governor trip", WARNING, f"Route governor stopped a {trip.kind} loop",
+            f"{one_line(trip.detail)} (skills: {skills}).", None, nav))
+    return causes
+
+
+def _hop_nav(hop: RouteHop, steps: Sequence, index: EvidenceIndex) -> Nav | None:
+    if not steps:
+        return None
+    # The step "Why this skill?" places the hop on: its own, or its model call's.
+    position = hop_step_index(hop, steps, index)
+    if position is None:
+        return Nav(None, False, why_no_step="no step shows this hop")
+    return Nav(position, True)
+
+
+# ─── 4. Context cut ────────────────────────────────────────────────────
+
+
+def _context_cuts(index: EvidenceIndex, step_map: StepMap | None,
+                  gaps: Sequence[Gap]) -> list[LikelyCause]:
+    """Evictions, drops and budget pressure, one cause per kind: a long run
+    evicts before every call, and a hundred alike lines would bury the rest."""
+    evicted: list[ModelCall] = []
+    dropped: list[tuple[ModelCall, str, int]] = []
+    pressed: list[tuple[ModelCall, object]] = []
+    for call in index.shown_calls():
+        if call.evictions:
+            evicted.append(call)
+        for slot in call.slots.values():
+            if slot.origin == "fresh" and slot.dropped_count:
+                dropped.append((call, slot.slot, slot.dropped_count))
+        pressed += [(call, note.payload) for note in call.notes
+                    if note.type == "context.budget_pressure"]
+    causes = []
+    if evicted:
+        pieces = sum(len(call.evictions) for call in evicted)
+        causes.append(LikelyCause(
+            "evicted context", WARNING,
+            f"{pieces} piece(s) evicted before {_calls_text(evicted)}",
+            "The model was not served pieces it had seen before" + _last_text(evicted) + ".",
+            None, nav_for_call(index, step_map, evicted[0].id)))
+    if dropped:
+        slots = ", ".join(sorted({_name(slot) for _, slot, _ in dropped}))
+        causes.append(LikelyCause(
+            "dropped context", WARNING,
+            f"{sum(n for _, _, n in dropped)} piece(s) dropped from the context of "
+            f"{_calls_text([call for call, _, _ in dropped])}",
+            f"The slot's budget did not hold everything (slot: {slots}), so some pieces were "
+            "left out of what the model was served" + _last_text([c for c, _, _ in dropped])
+            + ".", None, nav_for_call(index, step_map, dropped[0][0].id)))
+    if pressed:
+        causes.append(LikelyCause(
+            "budget pressure", WARNING,
+            f"Context budget pressure before {_calls_text([call for call, _ in pressed])}",
+            "The context was over or near its budget when the call was composed"
+            + _last_text([c for c, _ in pressed]) + ".", display_text(pressed[0][1]),
+            nav_for_call(index, step_map, pressed[0][0].id)))
+    for gap in gaps:
+        if gap.code in _LOST_EVENT_GAPS:
+            causes.append(LikelyCause(
+                "events missing", WARNING, "Part of the run is missing from the file",
+                one_line(gap.message), None, None))
+    return causes
+
+
+def _calls_text(calls: Sequence[ModelCall]) -> str:
+    distinct = list(dict.fromkeys(call.id for call in calls))
+    if len(distinct) == 1:
+        return call_title(calls[0])
+    return f"{len(distinct)} model calls (the first: {call_title(calls[0])})"
+
+
+def _last_text(calls: Sequence[ModelCall]) -> str:
+    if len({call.id for call in calls}) == 1:
+        return ""
+    return f"; the last time before {call_title(calls[-1])}"
+
+
+# ─── 5. Never served ───────────────────────────────────────────────────
+
+
+def _results_never_served(index: EvidenceIndex, step_map: StepMap | None,
+                          served: frozenset[int]) -> list[LikelyCause]:
+    """Tool results that a later model call in the same scope should have been
+    served (its messages slot was recorded) and was not."""
+    later_with_messages: dict[int, ModelCall] = {}
+    for call in index.calls:  # for each call, the next call of its scope that has messages
+        if MESSAGES not in call.slots:
+            continue
+        previous = call.previous_in_scope
+        while previous is not None and previous not in later_with_messages:
+            later_with_messages[previous] = call
+            previous = index.calls[previous].previous_in_scope
+    unserved = [(tool, later_with_messages[tool.requested_by]) for tool in index.shown_tools()
+                if tool.id not in served and tool.has_result and tool.requested_by is not None
+                and tool.requested_by in later_with_messages
+                and not _carries(later_with_messages[tool.requested_by], tool.id)]
+    if not unserved:
+        return []
+    tool, later = unserved[0]
+    if len(unserved) == 1:
+        headline = f"Result of tool {_name(tool.name)} never reached the model"
+        why = (f"{call_title(later)} came after it in the same scope, but no model call was "
+               "served this result.")
+    else:  # one line for many: a long run would bury every other cause
+        headline = (f"{len(unserved)} tool results never reached the model (the first: "
+                    f"{_name(tool.name)})")
+        why = ("Later model calls in the same scopes were served none of these results; the "
+               f"first came before {call_title(later)}.")
+    return [LikelyCause("result never served", WARNING, headline, why,
+                        display_text(tool.result), nav_for_tool(index, step_map, tool.id))]
