@@ -3,8 +3,8 @@
 - ``st.session_state[PAIR]`` holding two :class:`RunChoice` opens the page on
   them (the run page's "compare with…" and other pages set it).
 - The link is ``?a=<ref>&b=<ref>``: a sample by ``sample:<name>``, an upload
-  by ``upload:<sha256>``, which opens only while this session still holds
-  that upload (uploads are never stored on the server for others); an
+  by ``upload:<sha256>``, which opens under the rule of run links (whoever
+  has the full digest, while the server still holds the file); an
   archive run by ``archive:<folder label>/<file>``, once this session has
   handed it to the page (the Archive page's pair, or the open run).
 - This session's uploads are read through :func:`session_uploads` only, so
@@ -108,12 +108,17 @@ def apply_entry_points(runs: dict[str, RunChoice]) -> list[str]:
             ref = st.query_params.get(side)
             if ref is None:
                 continue
+            if ref not in runs and ref.startswith(f"{UPLOAD}:"):
+                # The rule of run links: an upload the server still holds opens for
+                # whoever has its full digest.
+                held = server_store().find_upload(session_id(), ref[len(UPLOAD) + 1:])
+                if held is not None:
+                    runs[ref] = held.info
             if ref in runs:
                 st.session_state[key] = ref
             elif ref.startswith(f"{UPLOAD}:"):
-                notices.append(f"The link's run {side.upper()} is an upload this session no "
-                               "longer holds (uploads stay with the session that made them); "
-                               "upload the file again to compare it.")
+                notices.append(f"The link's run {side.upper()} is an uploaded run the server "
+                               "no longer has; upload the file again to compare it.")
             else:
                 notices.append(f"The link's run {side.upper()} is not one of the samples.")
     refs = list(runs)

@@ -53,8 +53,8 @@ def compare_page() -> None:
     _aligned_steps(result, choice_a, choice_b)
     _served(result)
     _routes_and_answers(result)
-    st.caption("This page's link reopens the same comparison: samples by name, this "
-               "session's uploads by digest (only while the session still holds them).")
+    st.caption("This page's link reopens the same comparison: samples by name, uploads "
+               "by digest while the server still holds them.")
 
 
 def _summary(result: RunComparison) -> None:

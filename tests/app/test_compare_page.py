@@ -73,15 +73,30 @@ def test_open_step_moves_the_run_page_to_it():
     assert at.session_state[session.STEP] == 5
 
 
-def test_a_link_to_an_upload_this_session_does_not_hold_says_so():
+def test_a_link_to_an_upload_the_server_no_longer_has_says_so():
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.query_params["a"] = "upload:" + "0" * 64
     at.query_params["b"] = "sample:llmcall-single"
     at.run()
     no_exception(at)
     notes = [i.value for i in at.info]
-    assert any("no longer holds" in n for n in notes)
+    assert any("no longer has" in n for n in notes)
     assert at.session_state[SELECT_B] == "sample:llmcall-single"
+
+
+def test_a_comparison_link_opens_uploads_the_server_holds_in_another_browser():
+    """The rule of run links: whoever has an upload's full digest opens it while
+    the server holds it."""
+    first, (a, b) = _pair_uploads()
+    link = {side: first.query_params[side] for side in ("a", "b")}
+    assert link == {"a": f"upload:{a.digest}", "b": f"upload:{b.digest}"}
+    other = AppTest.from_file(PAGE, default_timeout=60)  # another browser session
+    other.query_params.update(link)
+    other.run()
+    no_exception(other)
+    assert other.session_state[SELECT_A] == link["a"]
+    assert other.session_state[SELECT_B] == link["b"]
+    assert "field: payload.result" in _texts(other)
 
 
 def test_hostile_strings_in_both_runs_are_shown_as_text():
