@@ -19,6 +19,7 @@ from typing import Callable
 import plotly.io
 import plotly.tools
 
+from lens.arrows import ArrowDiagram
 from lens.run import PROFILES, OpenRun, open_run
 from lens.scopes import ROOT
 from lens.step_view import step_view
@@ -36,13 +37,12 @@ def open_for_page(data: bytes, profile: str = "lens",
 
 
 def step_change(run: OpenRun, profile: str, path: tuple[str, ...], index: int,
-                timings: dict[str, float] | None = None) -> int:
-    """One slider move to step ``index`` of scope ``path``; returns the figure's
-    JSON size (a sink, so nothing is optimised away)."""
+                diagram: ArrowDiagram, timings: dict[str, float] | None = None) -> int:
+    """One slider move to step ``index`` of scope ``path``, whose ``diagram`` the
+    caller keeps (as the app keeps one per scope); returns the figure's JSON size
+    (a sink, so nothing is optimised away)."""
     clock = _Clock(timings)
     scope = run.scope(profile, path)
-    diagram = run.diagram(profile, scope.path) if timings is None else \
-        _diagrams(run, profile, scope.path)
     view = clock("step_view", lambda: step_view(run, profile, scope, index, diagram=diagram))
 
     def plotly_chart() -> int:
@@ -50,18 +50,6 @@ def step_change(run: OpenRun, profile: str, path: tuple[str, ...], index: int,
         return len(plotly.io.to_json(checked, validate=False))
 
     return clock("figure_to_browser", plotly_chart) + len(view.caption) + len(view.headline.text)
-
-
-_KEPT: dict[tuple[int, str, tuple[str, ...]], object] = {}
-
-
-def _diagrams(run: OpenRun, profile: str, path: tuple[str, ...]):
-    """The scope's diagram, built once per run as the app keeps it."""
-    key = (id(run), profile, path)
-    if key not in _KEPT:
-        _KEPT.clear()
-        _KEPT[key] = run.diagram(profile, path)
-    return _KEPT[key]
 
 
 class _Clock:

@@ -26,14 +26,6 @@ MODEL, TOOL = "model", "tool"
 _WRAPPER_PREFIX = "sf-"
 
 
-class _CallRecord(Protocol):
-    id: int
-    scope: tuple[str, ...]
-    ts_start: float | None
-    ts_end: float | None
-    ended: bool
-
-
 class _Evidence(Protocol):
     calls: Sequence
     tool_calls: Sequence

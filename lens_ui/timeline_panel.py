@@ -12,7 +12,7 @@ from lens.scopes import ROOT
 from lens.timeline import MODEL, TOOL, Timeline, build_timeline, span_position, spans_at
 from lens.timeline_figure import timeline_figure
 from lens_ui import session
-from lens_ui.runs import LoadedRun
+from lens_ui.runs import LoadedRun, server_store
 
 PLOT_CONFIG = {"displayModeBar": False, "scrollZoom": False}
 CLICKS = "lens.timeline.clicks"  # bumped after a handled click: a fresh chart key
@@ -65,6 +65,6 @@ def _points(state: object) -> list:
         return []
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _timeline(digest: str, _run: LoadedRun) -> Timeline:
-    return build_timeline(_run.evidence)
+def _timeline(digest: str, run: LoadedRun) -> Timeline:
+    """Built once per open run and kept with it (dropped when the run is)."""
+    return server_store().memo(digest, ("timeline",), lambda: build_timeline(run.evidence))

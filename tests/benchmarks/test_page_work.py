@@ -13,8 +13,9 @@ def test_open_and_every_step_of_a_small_run():
     assert {"load", "evidence", "views_lens", "views_reference", "root_diagram"} <= set(timings)
     for profile in ("lens", "reference"):
         parts: dict = {}
+        diagram = run.diagram(profile, ROOT)
         for index in range(len(run.root_steps(profile))):
-            assert step_change(run, profile, ROOT, index, parts) > 0
+            assert step_change(run, profile, ROOT, index, diagram, parts) > 0
         assert set(parts) == {"step_view", "figure_to_browser"}
 
 
