@@ -546,11 +546,10 @@ class _Builder:
             user_prompt=state.turn.user_prompt if state.turn is not None else None,
             turn_index=state.turn.turn_index if state.turn is not None else None,
         )
-        missing = tuple(name for name, value in (
-            ("runtimeStageId", rid), ("model", call.model), ("provider", call.provider),
-            ("wallClockMs", call.ts_start)) if value is None)
-        if missing:
-            _fill(call, missing=missing)
+        if rid is None or call.model is None or call.provider is None or call.ts_start is None:
+            _fill(call, missing=tuple(name for name, value in (
+                ("runtimeStageId", rid), ("model", call.model), ("provider", call.provider),
+                ("wallClockMs", call.ts_start)) if value is None))
         if state.open_call is not None:
             self.anomalies.append(f"events[{position}]: a model call started in a scope whose "
                                   f"previous call (events[{state.open_call.start_event_index}]) "
@@ -636,8 +635,11 @@ class _Builder:
         asker = state.last_ended
         tcid = _tool_call_id(p.get("toolCallId"))
         name = str_or_none(p.get("toolName"))
-        missing = [field for field, value in (("toolCallId", tcid), ("toolName", name))
-                   if value is None]
+        missing = []
+        if tcid is None:
+            missing.append("toolCallId")
+        if name is None:
+            missing.append("toolName")
         if "args" not in p:
             missing.append("args")
         tool = ToolCall(
@@ -914,6 +916,12 @@ def _search_text(value: Any) -> str:
         return value
     if not isinstance(value, (dict, list)):
         return json_text(value)
+    if isinstance(value, dict) and len(value) <= _SEARCH_LINES:
+        # The usual tool arguments: one flat object, a line per member.
+        flat = [f"{k}: {_leaf_text(v)}" for k, v in value.items()
+                if not isinstance(v, (dict, list))]
+        if len(flat) == len(value):
+            return "\n".join(flat)
     lines: list[str] = []
     stack: list[tuple[str, Any]] = [("", value)]
     while stack and len(lines) < _SEARCH_LINES:
