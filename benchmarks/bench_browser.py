@@ -35,6 +35,8 @@ LENS_APP = REPO / "lens_app.py"
 LOG_DIR = CACHE  # server logs, kept out of the repository
 START_TIMEOUT_S = 90
 WAIT_MS = 60_000
+# Characters of an upload's name the run picker shows in full.
+_NAME_SHOWN = 30
 SETTLE_MS = 150  # after idle, before the next press: nothing left in flight
 
 APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
@@ -110,10 +112,12 @@ class SteppedPage:
         self.wait_idle()
         if upload is not None:
             page.locator('.st-key-lens-uploader input[type=file]').set_input_files(str(upload))
-            # The upload opens as the current run: its name shows in the run picker.
+            # The upload opens as the current run: its name shows in the run picker,
+            # which shortens a long name (the first characters tell the inputs apart).
             page.wait_for_function(
                 "(name) => [...document.querySelectorAll('.st-key-lens-run_select input')]"
-                ".some(e => (e.value || '').includes(name))", arg=upload.name, timeout=WAIT_MS * 3)
+                ".some(e => (e.value || '').includes(name))", arg=upload.name[:_NAME_SHOWN],
+                timeout=WAIT_MS * 3)
             self.wait_idle()
         page.wait_for_function(f"() => ({CURRENT_STEP})() !== null", timeout=WAIT_MS * 3)
         self.wait_idle()
