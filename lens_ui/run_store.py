@@ -100,6 +100,7 @@ class ServerStore(Generic[Run]):
         self._blobs: dict[str, bytes] = {}
         self._leases: dict[str, Lease] = {}
         self._reserved = 0
+        self._released: list = []  # runs dropped, to hand to on_release outside the lock
 
     # ── sessions ─────────────────────────────────────────────────────
 
@@ -123,6 +124,13 @@ class ServerStore(Generic[Run]):
         :data:`MAX_UPLOADS_PER_SESSION` (oldest first, never the one on
         screen). Raises :class:`OverBudget` when the bytes cannot be held.
         """
+        try:
+            return self._add_upload(session_id, digest, info, data)
+        finally:
+            self._hand_back_released()
+
+    def _add_upload(self, session_id: str, digest: str, info: Any,
+                    data: bytes) -> list[HeldUpload]:
         with self._lock:
             self._prune()
             lease = self._lease(session_id)
@@ -171,31 +179,42 @@ class ServerStore(Generic[Run]):
 
     # ── open runs ────────────────────────────────────────────────────
 
+    def refuse_if_never_fits(self, json_bytes: int) -> None:
+        """Raise :class:`OverBudget` when opening a file of ``json_bytes``
+        (expanded) could not fit even in an empty server: checked before the
+        file queues for its open, so such a file never waits."""
+        need = int(json_bytes * OPENING_PER_BYTE)
+        if need > self.budget_bytes:
+            raise OverBudget(
+                f"opening this run needs about {need / MB:,.0f} MB, more than the server's "
+                f"whole memory budget ({self.budget_bytes / MB:,.0f} MB); ask the operator "
+                "to raise LENS_MEMORY_BUDGET_MB")
+
     def open(self, digest: str, read: Callable[[], bytes],
              build: Callable[[bytes], Run]) -> Run:
         """The open run of ``digest``; if not held, ``build(read())``.
 
         ``read()`` gives the file's JSON bytes (decompressed, within the
         app's own limit); the budget is checked against their opening peak
-        before anything is built. Opens run one at a time.
+        before anything is built. Opens run one at a time; a run already held
+        is handed back without waiting for them.
         """
-        with self._lock:
-            held = self._runs.get(digest)
-            if held is not None:
-                self._runs.move_to_end(digest)
-                return held.run
+        held = self._held(digest)
+        if held is not None:
+            return held
         with self._opening:
-            with self._lock:
-                held = self._runs.get(digest)
-                if held is not None:
-                    self._runs.move_to_end(digest)
-                    return held.run
+            held = self._held(digest)
+            if held is not None:
+                return held
             data = read()
-            with self._lock:
-                self._prune()
-                need = int(len(data) * OPENING_PER_BYTE)
-                self._make_room(need, what="opening this run")
-                self._reserved = need
+            try:
+                with self._lock:
+                    self._prune()
+                    need = int(len(data) * OPENING_PER_BYTE)
+                    self._make_room(need, what="opening this run")
+                    self._reserved = need
+            finally:
+                self._hand_back_released()
             try:
                 run = build(data)
             finally:
@@ -204,6 +223,14 @@ class ServerStore(Generic[Run]):
             with self._lock:
                 self._runs[digest] = _Entry(run, int(len(data) * RETAINED_PER_BYTE))
             return run
+
+    def _held(self, digest: str) -> Run | None:
+        with self._lock:
+            held = self._runs.get(digest)
+            if held is None:
+                return None
+            self._runs.move_to_end(digest)
+            return held.run
 
     def memo(self, digest: str, key: Any, build: Callable[[], Any]) -> Any:
         """A value derived from the run ``digest``, built once and dropped with the run."""
@@ -267,6 +294,13 @@ class ServerStore(Generic[Run]):
                     f"is in use by {usage.runs} open run(s) and uploads of {usage.sessions} "
                     "session(s); try again later, or ask the operator to raise "
                     "LENS_MEMORY_BUDGET_MB")
-            entry = self._runs.pop(spare)
-            if self._on_release is not None:
-                self._on_release(entry.run)
+            self._released.append(self._runs.pop(spare).run)
+
+    def _hand_back_released(self) -> None:
+        """Tell ``on_release`` of the runs dropped, outside the store's lock
+        (it may run the collector, and other sessions' steps need the lock)."""
+        with self._lock:
+            released, self._released = self._released, []
+        if self._on_release is not None:
+            for run in released:
+                self._on_release(run)

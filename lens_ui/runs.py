@@ -26,6 +26,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from recorders.evidence import EvidenceIndex, StepMap
 from recorders.loading import Recording, gunzip
+from recorders.precheck import precheck
 from recorders.projections import PROFILES, Projection
 from lens.arrows import ArrowDiagram
 from lens.run import OpenRun, ProfileViews, open_run as open_run_bytes
@@ -123,9 +124,15 @@ class LoadedRun:
 
 def open_run(choice: RunChoice, data: bytes) -> LoadedRun:
     """Open (or fetch from the store) a run. Raises RecordingError for a bad
-    file, and ``OverBudget`` when the server cannot hold it now."""
-    limit = server_limits().max_expanded_bytes
-    run = server_store().open(
+    file, and ``OverBudget`` when the server cannot hold it now.
+
+    What can be refused cheaply (too large expanded, broken gzip, not JSON,
+    more than the whole budget) is refused here, before the file queues
+    behind other sessions' opens."""
+    store, limit = server_store(), server_limits().max_expanded_bytes
+    if not store.holds_run(choice.digest):
+        store.refuse_if_never_fits(precheck(data, limit))
+    run = store.open(
         choice.digest,
         read=lambda: gunzip(data, limit) if data.startswith(_GZIP_MAGIC) else data,
         build=_open_kept)
