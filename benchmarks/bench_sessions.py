@@ -30,14 +30,13 @@ import os
 import re
 import statistics
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 from playwright.async_api import expect
 
 from benchmarks.inputs import REPO, corpus_path, scaled_path
-from tests.streamlit_server import StreamlitServer
+from tests.streamlit_server import PeakMemory, StreamlitServer
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run",
@@ -74,33 +73,6 @@ def hostile_files(folder: Path) -> list[Path]:
                 out.write(block)
             out.write(b'"}}], "structure": {}}')
     return [bomb, long_string]
-
-
-class MemoryWatch:
-    """Peak resident memory of a process tree's main process, sampled."""
-
-    def __init__(self, pid: int, interval_s: float = 0.25) -> None:
-        self.pid, self.interval_s, self.peak_bytes = pid, interval_s, 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-                    if line.startswith("VmRSS:"):
-                        self.peak_bytes = max(self.peak_bytes, int(line.split()[1]) * 1024)
-            except OSError:
-                return
-            self._stop.wait(self.interval_s)
-
-    def __enter__(self) -> MemoryWatch:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join()
 
 
 async def step_label(page) -> str:
@@ -215,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["LENS_MEMORY_BUDGET_MB"] = str(args.budget_mb)
     log = REPO / "benchmarks" / "results" / "sessions-server.log"
     with StreamlitServer(app=REPO / "lens_app.py", cwd=REPO, log_path=log) as server, \
-            MemoryWatch(server.process.pid) as memory:
+            PeakMemory(server.process.pid, interval_s=0.25) as memory:
         outcome = asyncio.run(drive(server.url, files, args.seconds, hostile))
     steps = [ms for s in outcome["sessions"] for ms in s["steps_ms"]]
     errors = [e for s in outcome["sessions"] for e in s["errors"]]
