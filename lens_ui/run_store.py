@@ -10,6 +10,10 @@ against one budget, in bytes:
   1.1× to 2.6× with both projections built), and while it is being opened
   :data:`OPENING_PER_BYTE` × (measured peak 6.2× to 7.0×), so opening is
   refused up front when it cannot fit, rather than after the memory is spent;
+- what pages derive from a run and keep (:meth:`ServerStore.memo`: event
+  tables, likely causes, a comparison of two runs…) counts an estimate per
+  byte of JSON measured for its kind, and goes when its run (or any other run
+  it was built from) goes;
 - uploaded bytes count their length.
 
 Only one run is opened at a time, so two opening peaks never stack. A run
@@ -66,8 +70,18 @@ class Lease:
 @dataclass
 class _Entry(Generic[Run]):
     run: Run
-    cost: int
-    memo: dict = field(default_factory=dict)
+    json_bytes: int
+    memo: dict = field(default_factory=dict)  # key → value derived from the run
+    memo_costs: dict = field(default_factory=dict)  # key → its estimated bytes
+    memo_needs: dict = field(default_factory=dict)  # key → the other runs it was built from
+
+    @property
+    def cost(self) -> int:
+        return int(self.json_bytes * RETAINED_PER_BYTE) + sum(self.memo_costs.values())
+
+    def forget(self, key: Any) -> None:
+        for table in (self.memo, self.memo_costs, self.memo_needs):
+            table.pop(key, None)
 
 
 @dataclass(frozen=True)
@@ -221,7 +235,7 @@ class ServerStore(Generic[Run]):
                 with self._lock:
                     self._reserved = 0
             with self._lock:
-                self._runs[digest] = _Entry(run, int(len(data) * RETAINED_PER_BYTE))
+                self._runs[digest] = _Entry(run, len(data))
             return run
 
     def _held(self, digest: str) -> Run | None:
@@ -232,16 +246,44 @@ class ServerStore(Generic[Run]):
             self._runs.move_to_end(digest)
             return held.run
 
-    def memo(self, digest: str, key: Any, build: Callable[[], Any]) -> Any:
-        """A value derived from the run ``digest``, built once and dropped with the run."""
+    def memo(self, digest: str, key: Any, build: Callable[[], Any], *,
+             per_json_byte: float = 0.0, with_runs: tuple[str, ...] = ()) -> Any:
+        """A value derived from the run ``digest`` (and from the runs
+        ``with_runs``, if any), built once and dropped with any of them.
+
+        It counts ``per_json_byte`` × the JSON size of the runs it comes from
+        against the budget (an estimate measured for each kind of value).
+        When even dropping the runs no session shows cannot make room for it,
+        or a run it comes from is no longer held, it is handed back without
+        being kept, and built again when asked.
+        """
         with self._lock:
             entry = self._runs.get(digest)
             if entry is not None and key in entry.memo:
                 return entry.memo[key]
         value = build()
-        if entry is not None:
+        try:
             with self._lock:
-                value = entry.memo.setdefault(key, value)
+                return self._keep_memo(digest, key, value, per_json_byte, with_runs)
+        finally:
+            self._hand_back_released()
+
+    def _keep_memo(self, digest: str, key: Any, value: Any, per_json_byte: float,
+                   with_runs: tuple[str, ...]) -> Any:
+        sources = [self._runs.get(d) for d in (digest, *with_runs)]
+        if None in sources:
+            return value
+        entry = sources[0]
+        if key in entry.memo:
+            return entry.memo[key]
+        cost = int(per_json_byte * sum(source.json_bytes for source in sources))
+        try:
+            self._make_room(cost, what="a view of this run", keep={digest, *with_runs})
+        except OverBudget:
+            return value
+        entry.memo[key], entry.memo_costs[key] = value, cost
+        if with_runs:
+            entry.memo_needs[key] = frozenset(with_runs)
         return value
 
     def holds_run(self, digest: str) -> bool:
@@ -280,8 +322,8 @@ class ServerStore(Generic[Run]):
         for digest in [d for d in self._blobs if d not in held]:
             del self._blobs[digest]
 
-    def _make_room(self, need: int, what: str) -> None:
-        shown = {lease.current for lease in self._leases.values()}
+    def _make_room(self, need: int, what: str, keep: set[str] = frozenset()) -> None:
+        shown = {lease.current for lease in self._leases.values()} | keep
         while True:
             usage = self._usage()
             if usage.used_bytes + self._reserved + need <= self.budget_bytes:
@@ -295,6 +337,13 @@ class ServerStore(Generic[Run]):
                     "session(s); try again later, or ask the operator to raise "
                     "LENS_MEMORY_BUDGET_MB")
             self._released.append(self._runs.pop(spare).run)
+            self._forget_built_from(spare)
+
+    def _forget_built_from(self, digest: str) -> None:
+        """Drop what other runs keep that was built from the run ``digest`` too."""
+        for entry in self._runs.values():
+            for key in [k for k, needs in entry.memo_needs.items() if digest in needs]:
+                entry.forget(key)
 
     def _hand_back_released(self) -> None:
         """Tell ``on_release`` of the runs dropped, outside the store's lock

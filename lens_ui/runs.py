@@ -19,6 +19,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable
 
 import streamlit as st
 from streamlit import runtime
@@ -116,6 +117,15 @@ class LoadedRun:
         """Where each model and tool call sits in :meth:`scoped_steps` of ``path``."""
         scope = self.run.scope(profile, path)
         return _step_map(self.choice.digest, profile, scope.path, self.run)
+
+    def derived(self, key: tuple, build: Callable[[], Any], *, per_json_byte: float,
+                with_runs: tuple[str, ...] = ()) -> Any:
+        """A value a page derives from this run (and from the runs of digests
+        ``with_runs``), kept in the server's store with the run: counted
+        against the budget as ``per_json_byte`` × the runs' JSON size, and
+        dropped when any of those runs is."""
+        return server_store().memo(self.choice.digest, key, build,
+                                   per_json_byte=per_json_byte, with_runs=with_runs)
 
     def step_counts(self) -> dict[str, int]:
         """Steps at the root under each profile, for the reference switch."""
