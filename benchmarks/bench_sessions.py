@@ -87,7 +87,8 @@ async def wait_label_change(page, before: str) -> str:
 
 
 async def upload(page, path: Path) -> None:
-    await page.locator(".st-key-lens-uploader input[type=file]").set_input_files(str(path))
+    await page.locator(".st-key-lens-uploader input[type=file]").set_input_files(
+        str(path), timeout=STEP_TIMEOUT_MS * 3)  # six pages loading at once can be slow
 
 
 async def session(browser, url: str, path: Path, until: float, result: dict) -> None:
