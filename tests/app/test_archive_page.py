@@ -27,7 +27,7 @@ def configured(tmp_path, monkeypatch):
 
 def archive_page(app):
     app.run()
-    app.switch_page("pages/archive.py").run()
+    app.switch_page("pages/run_archive.py").run()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # the pass runs in a thread; the page reruns
         if any(c.value.startswith("Indexed ") for c in app.caption):
@@ -54,7 +54,7 @@ def test_folders_come_from_the_command_line_and_the_environment(tmp_path):
 def test_without_a_configured_folder_the_page_says_how_to_set_one(app, monkeypatch):
     monkeypatch.delenv("FOOTPRINT_LENS_ARCHIVE", raising=False)
     app.run()
-    app.switch_page("pages/archive.py").run()
+    app.switch_page("pages/run_archive.py").run()
     no_exception(app)
     assert any("--archive DIR" in i.value for i in app.info)
     assert not app.text_input  # no place to type a path

@@ -57,7 +57,7 @@ def match_caption(lens: LensPage):
 
 
 def open_archive(lens: LensPage, total: int) -> None:
-    lens.page.goto("/archive")
+    lens.page.goto("/run_archive")
     lens.wait_idle(grace=0)
     expect(match_caption(lens)).to_contain_text(f"{total} of {total} runs match",
                                                 timeout=INDEX_TIMEOUT_MS)
