@@ -28,9 +28,10 @@ from lens_ui.archive_config import ENV_FOLDERS, archive_folders
 from lens_ui.archive_jobs import IndexJob, current_job, reader, start_job
 from lens_ui.archive_source import archive_choice
 
-PAGE_ROWS = 1_000
+PAGE_ROWS = 100  # a page of the table; more is paged, not sent
 FOLDER = "lens.archive.folder"
 TABLE = "lens.archive.table"
+PAGE = "lens.archive.page"
 NOTICE = "lens.archive.notice"
 COMPARE_PAIR = "lens.compare.pair"  # (RunChoice, RunChoice), read by the Compare page
 COMPARE_PAGE = Path(__file__).resolve().parent.parent / "pages" / "compare.py"
@@ -132,7 +133,13 @@ class _FilteredRuns:
     runs_over_time: Any  # plotly figures
     failures_by_tool: Any | None  # None: no failed tool call among the runs
     tokens_by_agent: Any
-    listed: pd.DataFrame  # the first PAGE_ROWS matching runs, as the table shows them
+    pages: int  # of PAGE_ROWS runs each
+
+
+@dataclass(frozen=True)
+class _ListedRuns:
+    offset: int
+    runs: pd.DataFrame  # one page of the matching runs, as the table shows them
 
 
 def _generation(job: IndexJob) -> tuple:
@@ -167,8 +174,6 @@ def _filtered_runs(db: Path, generation: tuple, run_filter: RunFilter) -> _Filte
         sql, params = count_sql(run_filter)
         matching = con.execute(sql, params).fetchone()[0]
         failures = _rows(con, *failures_by_tool_sql(run_filter))
-        sql, params = page_sql(run_filter, PAGE_ROWS)
-        listed = _table(con.execute(sql, params).df())
         return _FilteredRuns(
             matching=matching,
             runs_over_time=archive_charts.runs_over_time(
@@ -176,7 +181,18 @@ def _filtered_runs(db: Path, generation: tuple, run_filter: RunFilter) -> _Filte
             failures_by_tool=archive_charts.failures_by_tool(failures) if failures else None,
             tokens_by_agent=archive_charts.tokens_by_agent(
                 _rows(con, *tokens_by_agent_sql(run_filter))),
-            listed=listed)
+            pages=max(1, -(-matching // PAGE_ROWS)))
+    finally:
+        con.close()
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _listed_runs(db: Path, generation: tuple, run_filter: RunFilter, page: int) -> _ListedRuns:
+    con = reader(db).cursor()
+    try:
+        offset = (page - 1) * PAGE_ROWS
+        sql, params = page_sql(run_filter, PAGE_ROWS, offset)
+        return _ListedRuns(offset, _table(con.execute(sql, params).df()))
     finally:
         con.close()
 
@@ -190,18 +206,32 @@ def _browse(job: IndexJob, label: str) -> None:
         _unreadable(choices)
         return
     shown = _filtered_runs(job.db, generation, run_filter)
-    _charts(shown)
-    frame = shown.listed
+    # The answer first (count and runs), the charts after it: a filter's rows
+    # reach the browser before its figures do.
+    page = _page_number(shown.pages)
+    listed = _listed_runs(job.db, generation, run_filter, page)
+    frame = listed.runs
     st.caption(f"{shown.matching:,} of {choices.total:,} runs match" +
-               (f"; the first {len(frame):,} in this order are listed"
-                if shown.matching > len(frame) else ""))
+               (f"; runs {listed.offset + 1:,}–{listed.offset + len(frame):,} in this order "
+                "are listed" if shown.matching > len(frame) else ""))
     selection = st.dataframe(frame, key=TABLE, on_select="rerun",
                              selection_mode="multi-row", hide_index=True,
                              width="stretch", column_config=_COLUMNS)
     rows = list(getattr(getattr(selection, "selection", None), "rows", []) or [])
     chosen = [frame["file"].iloc[i] for i in rows if 0 <= i < len(frame)]
     _actions(label, chosen)
+    _charts(shown)
     _unreadable(choices)
+
+
+def _page_number(pages: int) -> int:
+    """Which page of the table to list (1 when there is only one)."""
+    if pages <= 1:
+        return 1
+    if st.session_state.get(PAGE, 1) > pages:  # the filter now matches fewer runs
+        st.session_state[PAGE] = 1
+    return int(st.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages,
+                               step=1, key=PAGE, width=160))
 
 
 def _filters(choices: _FilterChoices) -> RunFilter:

@@ -117,3 +117,30 @@ def test_a_path_outside_the_configured_folder_is_refused(configured):
         archive_choice("runs", "../cache/anything.json")
     with pytest.raises(KeyError):
         archive_choice("elsewhere", manifest()["files"][0]["file"])
+
+
+def test_the_table_is_paged_and_the_pages_cover_every_matching_run_once(
+        app, configured, monkeypatch):
+    from lens_ui import archive_page as page_module
+
+    facts = manifest()
+    total = len(facts["files"])
+    monkeypatch.setattr(page_module, "PAGE_ROWS", 20)
+    archive_page(app)
+    pages = -(-total // 20)
+    assert app.number_input(key=page_module.PAGE).max == pages
+    seen: list[str] = []
+    for number in range(1, pages + 1):
+        app.number_input(key=page_module.PAGE).set_value(number).run()
+        listed = app.dataframe[0].value
+        assert len(listed) == min(20, total - (number - 1) * 20)
+        first = (number - 1) * 20 + 1
+        assert matching(app).endswith(f"runs {first:,}–{first + len(listed) - 1:,} in this "
+                                      "order are listed")
+        seen.extend(listed["file"])
+    assert len(seen) == len(set(seen))
+    assert sorted(seen) == sorted(e["file"] for e in facts["files"])
+    # A filter that matches fewer runs goes back to a page that exists.
+    app.checkbox(key="lens.archive.failed").check().run()
+    failed = sum(1 for e in facts["files"] if e["failedToolCalls"])
+    assert len(app.dataframe[0].value) == min(20, failed)
