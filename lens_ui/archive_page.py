@@ -58,6 +58,12 @@ def archive_page() -> None:
     notice = st.session_state.pop(NOTICE, None)
     if notice:
         st.info(notice)
+    # A fragment: changing a filter, a page or the selection reruns only what
+    # they change, not the sidebar and the rest of the app around it.
+    st.fragment(_browse_or_say_why)(job, label)
+
+
+def _browse_or_say_why(job: IndexJob, label: str) -> None:
     try:
         _browse(job, label)
     except ArchiveError as error:
