@@ -14,9 +14,13 @@ import os
 import sys
 from typing import Any, Callable, Sequence
 
+from typing import TYPE_CHECKING
+
 from recorders.errors import RecordingError
-from recorders.loading import Recording, load_path
-from recorders.projections import DEFAULT_PROFILE, PROFILES, build_projection
+from recorders.profiles import DEFAULT_PROFILE, PROFILES
+
+if TYPE_CHECKING:
+    from recorders.loading import Recording
 
 EXIT_BAD_INPUT = 2
 
@@ -57,6 +61,10 @@ COMMANDS = ("steps", "route", "info")
 
 def run_command(args: argparse.Namespace) -> Any:
     """The JSON output of one of :data:`COMMANDS` (raises RecordingError, UsageError)."""
+    # Imported here: the other commands of ``footprint-lens`` (e.g. ``archive``)
+    # start without the loader and the projections.
+    from recorders.loading import load_path
+
     recording = load_path(args.file)
     if args.command == "steps":
         return _steps(recording, args)
@@ -104,6 +112,8 @@ def write_json(output: Any) -> None:
 def _steps(recording: Recording, args: argparse.Namespace) -> dict[str, Any]:
     if args.per_event and args.profile != "reference":
         raise UsageError("--per-event replays the reference recorder; add --profile reference")
+    from recorders.projections import build_projection
+
     projection = build_projection(recording, args.profile, per_event=args.per_event)
     if args.raw:
         steps = projection.steps.raw_steps()
@@ -118,6 +128,8 @@ def _steps(recording: Recording, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _route(recording: Recording, profile: str) -> dict[str, Any]:
+    from recorders.projections import build_projection
+
     projection = build_projection(recording, profile)
     output = projection.route.to_wire()
     if projection.notes:
