@@ -12,12 +12,11 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Callable, Sequence
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from recorders.errors import RecordingError
 from recorders.profiles import DEFAULT_PROFILE, PROFILES
+from recorders.values import decode_path
 
 if TYPE_CHECKING:
     from recorders.loading import Recording
@@ -41,7 +40,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     steps = commands.add_parser("steps", help="RunSteps as {rootKind, steps}")
     steps.add_argument("file")
     steps.add_argument("--drill", default=None,
-                       help="subflow path to scope to, e.g. __root__/a/b")
+                       help="subflow path to scope to, its ids joined with '/', e.g. "
+                            "__root__/a/b; a '/' inside an id is written %%2F and a '%%' "
+                            "%%25, as in the app's drill= links (__root__/a%%2Fb is the "
+                            "subflow called 'a/b')")
     steps.add_argument("--raw", action="store_true",
                        help="every stored step, before the leaf/composition filter")
     steps.add_argument("--per-event", action="store_true",
@@ -118,7 +120,7 @@ def _steps(recording: Recording, args: argparse.Namespace) -> dict[str, Any]:
     if args.raw:
         steps = projection.steps.raw_steps()
     else:
-        drill = [s for s in args.drill.split("/") if s] if args.drill else None
+        drill = [s for s in decode_path(args.drill) if s] if args.drill else None
         steps = projection.get_steps(drill)
     output: dict[str, Any] = {"rootKind": projection.root_kind,
                               "steps": [s.to_wire() for s in steps]}
