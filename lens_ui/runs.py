@@ -69,6 +69,11 @@ class RunChoice:
         """What ``?upload=`` carries: an upload's digest."""
         return self.digest if self.kind == UPLOAD else None
 
+    @property
+    def link_archive(self) -> str | None:
+        """What ``?archive=`` carries: ``<folder label>/<path in the folder>``."""
+        return self.name if self.kind == ARCHIVE else None
+
 
 def digest_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()

@@ -12,12 +12,14 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from recorders.errors import RecordingError
-from recorders.loading import Recording, load_path
-from recorders.projections import DEFAULT_PROFILE, PROFILES, build_projection
+from recorders.profiles import DEFAULT_PROFILE, PROFILES
 from recorders.values import decode_path
+
+if TYPE_CHECKING:
+    from recorders.loading import Recording
 
 EXIT_BAD_INPUT = 2
 
@@ -61,6 +63,10 @@ COMMANDS = ("steps", "route", "info")
 
 def run_command(args: argparse.Namespace) -> Any:
     """The JSON output of one of :data:`COMMANDS` (raises RecordingError, UsageError)."""
+    # Imported here: the other commands of ``footprint-lens`` (e.g. ``archive``)
+    # start without the loader and the projections.
+    from recorders.loading import load_path
+
     recording = load_path(args.file)
     if args.command == "steps":
         return _steps(recording, args)
@@ -108,6 +114,8 @@ def write_json(output: Any) -> None:
 def _steps(recording: Recording, args: argparse.Namespace) -> dict[str, Any]:
     if args.per_event and args.profile != "reference":
         raise UsageError("--per-event replays the reference recorder; add --profile reference")
+    from recorders.projections import build_projection
+
     projection = build_projection(recording, args.profile, per_event=args.per_event)
     if args.raw:
         steps = projection.steps.raw_steps()
@@ -122,6 +130,8 @@ def _steps(recording: Recording, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _route(recording: Recording, profile: str) -> dict[str, Any]:
+    from recorders.projections import build_projection
+
     projection = build_projection(recording, profile)
     output = projection.route.to_wire()
     if projection.notes:
