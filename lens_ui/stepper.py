@@ -1,5 +1,6 @@
-"""The slider region: breadcrumb, time slider, arrow diagram, step detail and
-the route tab, in one fragment so a move reruns only this region.
+"""The slider region: breadcrumb, the view switch (Steps, Timeline, route,
+Backtrack, Search), time slider, arrow diagram and step detail, in one
+fragment so a move reruns only this region.
 
 Clicks that come back as widget state (a diagram node, a hop row) are read
 at the top of the fragment, before anything is drawn, and turned into a new
@@ -28,6 +29,8 @@ TAB = session.TAB
 STEPS_TAB, ROUTE_TAB = session.STEPS_TAB, session.ROUTE_TAB
 BACKTRACK_TAB, SEARCH_TAB = session.BACKTRACK_TAB, session.SEARCH_TAB
 TIMELINE_TAB = session.TIMELINE_TAB
+VIEWS = (STEPS_TAB, TIMELINE_TAB, ROUTE_TAB, BACKTRACK_TAB, SEARCH_TAB)
+SHOWN_VIEW = "lens.view_shown"  # the view last drawn: what a cleared view switch falls back to
 GENERATION = "lens.selection_generation"  # bumped after a handled click: fresh widget keys
 PLOT_CONFIG = {"displayModeBar": False, "scrollZoom": False}
 MAX_CHILD_BUTTONS = 8
@@ -48,27 +51,42 @@ def run_view(run: LoadedRun, profile: str) -> None:
         st.info(text, icon=":material/info:")
     scope = scopes.get(path)
     _breadcrumb(scopes, scope)
-    steps_tab, timeline, route_tab, backtrack, search = st.tabs(
-        [STEPS_TAB, TIMELINE_TAB, ROUTE_TAB, BACKTRACK_TAB, SEARCH_TAB], key=TAB,
-        on_change="rerun")
-    if steps_tab.open is not False:
-        with steps_tab:
-            _steps(run, profile, scope, index)
-    if timeline.open is not False:
-        with timeline, guarded_panel("timeline"):
+    view = _view_switch()
+    if view == STEPS_TAB:
+        _steps(run, profile, scope, index)
+    elif view == TIMELINE_TAB:
+        with guarded_panel("timeline"):
             timeline_panel(run, profile, scope.path, index)
-    if route_tab.open is not False:
-        with route_tab, guarded_panel("route"):
+    elif view == ROUTE_TAB:
+        with guarded_panel("route"):
             route_panel(run, profile, hops_key(_generation()))
     # Backtrack and Search link to steps anywhere in the run: a link drills into
     # the scope that holds its step, moves the slider there and opens Steps.
-    if backtrack.open is not False:
-        with backtrack, guarded_panel("backtrack"):
+    elif view == BACKTRACK_TAB:
+        with guarded_panel("backtrack"):
             backtrack_tab(run, profile, scope.path, index)
-    if search.open is not False:
-        with search, guarded_panel("search"):
+    elif view == SEARCH_TAB:
+        with guarded_panel("search"):
             search_tab(run, profile, scope.path)
     session.write_link(run.choice, path, index, len(scope.steps))
+
+
+# ─── which view is shown ───────────────────────────────────────────────
+
+
+def _view_switch() -> str:
+    """The row that picks the view (Steps, Timeline, …) and the view it picks.
+
+    A segmented control rather than ``st.tabs``: with a tab bar in the
+    fragment, the browser took about a quarter longer to show each step
+    (``benchmarks/bench_browser.py``). Only the view shown is built."""
+    # Clicking the chosen view again would clear the control: keep the view shown.
+    if st.session_state.get(TAB) not in VIEWS:
+        st.session_state[TAB] = st.session_state.get(SHOWN_VIEW, STEPS_TAB)
+    st.segmented_control("View", VIEWS, key=TAB, label_visibility="collapsed")
+    view = st.session_state[TAB]
+    st.session_state[SHOWN_VIEW] = view
+    return view
 
 
 # ─── position from clicks ──────────────────────────────────────────────

@@ -221,13 +221,33 @@ class LensPage:
 
     # ─── tabs and pages ─────────────────────────────────────────────────
 
+    # The run view's views (Steps, Timeline, …) are a segmented control keyed
+    # ``lens.tab`` (a radio group); tabs elsewhere (the served context's slots)
+    # are tab bars.
+    VIEWS = ("Steps", "Timeline", "Why this skill?", "Backtrack", "Search")
+
+    def view_button(self, name: str) -> Locator:
+        return self.page.locator(f".{key_class('lens.tab')}{NOT_STALE}").get_by_role(
+            "radio", name=name, exact=True)
+
     def tab_selected(self, name: str) -> bool:
-        return self.page.get_by_role("tab", name=name).get_attribute("aria-selected") == "true"
+        tab = self.view_button(name) if name in self.VIEWS else self.page.get_by_role(
+            "tab", name=name)
+        return tab.get_attribute("aria-checked" if name in self.VIEWS else "aria-selected") == "true"
+
+    def expect_tab_selected(self, name: str) -> None:
+        if name in self.VIEWS:
+            expect(self.view_button(name)).to_have_attribute("aria-checked", "true")
+        else:
+            expect(self.page.get_by_role("tab", name=name)).to_have_attribute(
+                "aria-selected", "true")
 
     def open_tab(self, name: str) -> None:
-        tab = self.page.get_by_role("tab", name=name)
-        tab.click()
-        expect(tab).to_have_attribute("aria-selected", "true")
+        if name in self.VIEWS:
+            self.view_button(name).click()
+        else:
+            self.page.get_by_role("tab", name=name).click()
+        self.expect_tab_selected(name)
         self.wait_idle()
 
     def run_details(self) -> Locator:

@@ -216,7 +216,7 @@ def test_route_panel_shows_the_hops_and_moves_the_slider(lens):
     row = 2
     expected = hop_step_index(hops[row], projection.get_steps(), build_evidence_index(recording))
     lens.select_grid_row(row)
-    expect(lens.page.get_by_role("tab", name="Steps")).to_have_attribute("aria-selected", "true")
+    lens.expect_tab_selected("Steps")
     label = lens.wait_for_step(expected + 1)
     assert_label(label, expected + 1, projection.get_steps())
     lens.screenshot("hop-selected-moves-slider")

@@ -251,8 +251,7 @@ def test_recording_with_hostile_strings_everywhere_is_inert(
         shown = [t for t in texts if any(t.startswith(h.split("·")[0][:12]) for h in hostile_ids)]
         assert shown, f"the route graph shows no (hostile) skill id: {texts}"
         lens.select_grid_row(1)
-        expect(lens.page.get_by_role("tab", name="Steps")).to_have_attribute(
-            "aria-selected", "true")
+        lens.expect_tab_selected("Steps")
         lens.open_tab("Why this skill?")
     assert_inert(lens, baseline, f"built-{name}-route-tab")
     backtrack_and_search(lens, baseline, f"built-{name}")
