@@ -33,6 +33,7 @@ from lens.evidence.served import (ServedContext, SlotPanel, piece_pages, served_
                                   served_context_for_step)
 from lens.text import display_text, markdown_literal, visible
 from lens_ui.render import facts_text, long_text
+from lens_ui.view_switch import view_switch
 
 Navigate = Callable[[int], None]
 # How a link names its step: ``step_label(position)`` -> Markdown-safe text such
@@ -85,22 +86,18 @@ def render_served_context(index: EvidenceIndex, step: Any, on_navigate: Navigate
         _nav_button(model.end_nav, on_navigate, f"{key}-end", steps, "Call ends: step",
                     step_label=step_label)
     facts_text(model.facts)
-    # Only the open tab is drawn; its key outlives the call, so the tab the user
-    # chose stays open as the slider moves on to the next call.
-    tabs = st.tabs(list(SERVED_TABS), key=tabs_key or f"{key}-tabs", on_change="rerun")
-    for tab, panel in zip(tabs[:3], model.slots[:3]):
-        if tab.open is not False:
-            with tab:
-                _render_slot(panel, on_navigate, steps, f"{key}-{panel.slot}", step_label)
-    if tabs[3].open is not False:
-        with tabs[3]:
-            _render_output(model, on_navigate, steps, f"{key}-out")
-    if tabs[4].open is not False:
-        with tabs[4]:
-            _render_delta(model.delta, f"{key}-delta")
-    if tabs[5].open is not False:
-        with tabs[5]:
-            _render_extras(model, f"{key}-extras")
+    # Only the chosen slot is drawn; its key outlives the call, so the slot the
+    # user chose stays chosen as the slider moves on to the next call.
+    chosen = view_switch("Slot", SERVED_TABS, tabs_key or f"{key}-tabs")
+    for name, panel in zip(SERVED_TABS[:3], model.slots[:3]):
+        if chosen == name:
+            _render_slot(panel, on_navigate, steps, f"{key}-{panel.slot}", step_label)
+    if chosen == SERVED_TABS[3]:
+        _render_output(model, on_navigate, steps, f"{key}-out")
+    elif chosen == SERVED_TABS[4]:
+        _render_delta(model.delta, f"{key}-delta")
+    elif chosen == SERVED_TABS[5]:
+        _render_extras(model, f"{key}-extras")
     return model
 
 

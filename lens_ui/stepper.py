@@ -24,13 +24,13 @@ from lens_ui.route_panel import route_panel
 from lens_ui.runs import LoadedRun
 from lens_ui.step_panel import served_context, step_panel
 from lens_ui.timeline_panel import timeline_panel
+from lens_ui.view_switch import view_switch
 
 TAB = session.TAB
 STEPS_TAB, ROUTE_TAB = session.STEPS_TAB, session.ROUTE_TAB
 BACKTRACK_TAB, SEARCH_TAB = session.BACKTRACK_TAB, session.SEARCH_TAB
 TIMELINE_TAB = session.TIMELINE_TAB
 VIEWS = (STEPS_TAB, TIMELINE_TAB, ROUTE_TAB, BACKTRACK_TAB, SEARCH_TAB)
-SHOWN_VIEW = "lens.view_shown"  # the view last drawn: what a cleared view switch falls back to
 GENERATION = "lens.selection_generation"  # bumped after a handled click: fresh widget keys
 PLOT_CONFIG = {"displayModeBar": False, "scrollZoom": False}
 MAX_CHILD_BUTTONS = 8
@@ -51,7 +51,7 @@ def run_view(run: LoadedRun, profile: str) -> None:
         st.info(text, icon=":material/info:")
     scope = scopes.get(path)
     _breadcrumb(scopes, scope)
-    view = _view_switch()
+    view = view_switch("View", VIEWS, TAB)
     if view == STEPS_TAB:
         _steps(run, profile, scope, index)
     elif view == TIMELINE_TAB:
@@ -69,24 +69,6 @@ def run_view(run: LoadedRun, profile: str) -> None:
         with guarded_panel("search"):
             search_tab(run, profile, scope.path)
     session.write_link(run.choice, path, index, len(scope.steps))
-
-
-# ─── which view is shown ───────────────────────────────────────────────
-
-
-def _view_switch() -> str:
-    """The row that picks the view (Steps, Timeline, …) and the view it picks.
-
-    A segmented control rather than ``st.tabs``: with a tab bar in the
-    fragment, the browser took about a quarter longer to show each step
-    (``benchmarks/bench_browser.py``). Only the view shown is built."""
-    # Clicking the chosen view again would clear the control: keep the view shown.
-    if st.session_state.get(TAB) not in VIEWS:
-        st.session_state[TAB] = st.session_state.get(SHOWN_VIEW, STEPS_TAB)
-    st.segmented_control("View", VIEWS, key=TAB, label_visibility="collapsed")
-    view = st.session_state[TAB]
-    st.session_state[SHOWN_VIEW] = view
-    return view
 
 
 # ─── position from clicks ──────────────────────────────────────────────

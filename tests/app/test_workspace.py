@@ -8,6 +8,7 @@ from app_support import caption, no_exception
 from lens.plain_words import step_sentence
 from lens.run import open_run
 from lens_ui.samples import SAMPLE_DIR
+from lens_ui.session import BACKTRACK_TAB, STEPS_TAB, TAB
 
 REFUND = "agent-refund-multi-tools-error"
 
@@ -54,3 +55,22 @@ def test_the_run_bar_names_the_run_and_its_health_with_details_in_a_popover(app)
     popovers = at.get("popover")
     assert len(popovers) == 1
     assert any(m.label == "Model calls" for m in at.metric)
+
+
+def test_the_view_switch_shows_one_view_and_keeps_it_when_cleared(app):
+    app.query_params.update({"run": REFUND})
+    at = app.run()
+    no_exception(at)
+    assert at.session_state[TAB] == STEPS_TAB
+    assert caption(at).startswith("step 1 of ")
+    at.session_state[TAB] = BACKTRACK_TAB
+    at.run()
+    no_exception(at)
+    assert "Backtrack" in [h.value for h in at.subheader]
+    assert not [t.value for t in at.text if t.value.startswith("step ")]  # Steps is not built
+    # Clicking the chosen view again sends "none chosen": the view shown stays.
+    at.session_state[TAB] = None
+    at.run()
+    no_exception(at)
+    assert at.session_state[TAB] == BACKTRACK_TAB
+    assert "Backtrack" in [h.value for h in at.subheader]

@@ -221,32 +221,22 @@ class LensPage:
 
     # ─── tabs and pages ─────────────────────────────────────────────────
 
-    # The run view's views (Steps, Timeline, …) are a segmented control keyed
-    # ``lens.tab`` (a radio group); tabs elsewhere (the served context's slots)
-    # are tab bars.
-    VIEWS = ("Steps", "Timeline", "Why this skill?", "Backtrack", "Search")
-
+    # The run view's views (Steps, Timeline, …) and the served context's slots
+    # are segmented controls (lens_ui/view_switch.py): radio groups, one
+    # button a view, on the main page.
     def view_button(self, name: str) -> Locator:
-        return self.page.locator(f".{key_class('lens.tab')}{NOT_STALE}").get_by_role(
-            "radio", name=name, exact=True)
+        return self.page.locator(
+            f'[data-testid="stMain"] [data-testid="stButtonGroup"]{NOT_STALE}'
+        ).get_by_role("radio", name=name, exact=True)
 
     def tab_selected(self, name: str) -> bool:
-        tab = self.view_button(name) if name in self.VIEWS else self.page.get_by_role(
-            "tab", name=name)
-        return tab.get_attribute("aria-checked" if name in self.VIEWS else "aria-selected") == "true"
+        return self.view_button(name).get_attribute("aria-checked") == "true"
 
     def expect_tab_selected(self, name: str) -> None:
-        if name in self.VIEWS:
-            expect(self.view_button(name)).to_have_attribute("aria-checked", "true")
-        else:
-            expect(self.page.get_by_role("tab", name=name)).to_have_attribute(
-                "aria-selected", "true")
+        expect(self.view_button(name)).to_have_attribute("aria-checked", "true")
 
     def open_tab(self, name: str) -> None:
-        if name in self.VIEWS:
-            self.view_button(name).click()
-        else:
-            self.page.get_by_role("tab", name=name).click()
+        self.view_button(name).click()
         self.expect_tab_selected(name)
         self.wait_idle()
 
