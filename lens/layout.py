@@ -2,9 +2,10 @@
 
 Columns are hops from the user along the scope's arrows (breadth-first), so
 a Sequence reads left to right, a Parallel fans out and back, and an Agent
-reads user → model → tools. Actors no arrow from the user reaches start a
-column to the right of the user. Within a column, actors keep their order of
-first appearance, top to bottom.
+reads user → model → tools. An actor no arrow from the user reaches sits one
+column before the first placed actor it leads to (a decider before its
+branch), or else a column to the right of the user. Within a column, actors
+keep their order of first appearance, top to bottom.
 
 The geometry is worked out in pixels (y downward) at the diagram's design
 width, and the figure draws it 1:1, so what is tested here is what is drawn.
@@ -67,7 +68,10 @@ def column_layout(actor_keys: Sequence[str], edges: Iterable[tuple[str, str]]) -
     for start in [*starts, *actor_keys]:
         if start in column:
             continue
-        column[start] = 0 if start == ACTOR_USER else 1
+        # Not reached from the user: a decider or other upstream stage sits one
+        # column before the first placed actor it leads to, else right of the user.
+        ahead = [column[n] for n in following[start] if n in column]
+        column[start] = 0 if start == ACTOR_USER else max(min(ahead) - 1, 0) if ahead else 1
         queue = deque([start])
         while queue:
             key = queue.popleft()
