@@ -118,3 +118,14 @@ def test_the_checks_catch_an_arrow_through_a_node_and_overlapping_labels():
     [problem] = arrows_through_nodes(drawn)
     assert problem.endswith("runs through node 'classify'")
     assert overlapping_labels(drawn) == ["labels 'classify' and 'extract' overlap"]
+
+
+def test_a_decider_no_arrow_from_the_user_reaches_sits_before_its_branch():
+    # The reference projection: the user asks the branch, the decider (never
+    # reached from the user) chose it. It used to share the branch's column.
+    steps = [step("decide", "routes to billing", ("route#1", "billing", "decision-branch", "billing")),
+             step("sequential", "asks", (USER, "billing", "next", "asks"))]
+    diagram = build_arrow_diagram(steps, ROOT, {ROOT + ("billing",)})
+    nodes = actor_figure_dict(diagram, 0, title="")["data"][-1]
+    x = dict(zip(nodes["text"], nodes["x"]))
+    assert x["route"] < x["billing"] and x["user"] < x["billing"]
