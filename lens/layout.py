@@ -88,12 +88,18 @@ def column_layout(actor_keys: Sequence[str], edges: Iterable[tuple[str, str]]) -
 # ─── text and boxes ────────────────────────────────────────────────────
 
 
-def text_box(text: str, size: float, centre: Point) -> Box:
-    """The box a label of ``text`` at font ``size`` takes, centred on ``centre``.
-    Lines are split on ``<br>`` (plotly's line break)."""
+def text_size(text: str, size: float) -> tuple[float, float]:
+    """Width and height of a label of ``text`` at font ``size``; lines are split
+    on ``<br>`` (plotly's line break)."""
+    if "<br>" not in text:
+        return len(text) * size * CHAR_WIDTH, size * LINE_HEIGHT
     lines = text.split("<br>")
-    width = max(len(line) for line in lines) * size * CHAR_WIDTH
-    height = len(lines) * size * LINE_HEIGHT
+    return max(len(line) for line in lines) * size * CHAR_WIDTH, len(lines) * size * LINE_HEIGHT
+
+
+def text_box(text: str, size: float, centre: Point) -> Box:
+    """The box a label of ``text`` at font ``size`` takes, centred on ``centre``."""
+    width, height = text_size(text, size)
     x, y = centre
     return (x - width / 2, y - height / 2, x + width / 2, y + height / 2)
 
@@ -110,6 +116,8 @@ def boxes_overlap(a: Box, b: Box, gap: float = 0.0) -> bool:
 def segment_hits_box(p: Point, q: Point, box: Box) -> bool:
     """Whether the segment p–q passes through ``box`` (Liang–Barsky clipping)."""
     (x0, y0), (x1, y1) = p, q
+    if max(x0, x1) < box[0] or min(x0, x1) > box[2] or max(y0, y1) < box[1] or min(y0, y1) > box[3]:
+        return False
     dx, dy = x1 - x0, y1 - y0
     low, high = 0.0, 1.0
     for step, distance in ((-dx, x0 - box[0]), (dx, box[2] - x0), (-dy, y0 - box[1]), (dy, box[3] - y0)):
@@ -163,10 +171,10 @@ class Label:
     text: str
     centre: Point
     size: float
+    box: Box = field(init=False, compare=False)
 
-    @property
-    def box(self) -> Box:
-        return text_box(self.text, self.size, self.centre)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "box", text_box(self.text, self.size, self.centre))
 
 
 @dataclass(frozen=True)
@@ -323,6 +331,7 @@ def _label_anchor(route: Route) -> Point:
 # Where a label is tried, relative to its preferred place, before the last resort.
 _NUDGES = [(0, -9), (0, 9), (0, -20), (0, 20), (-30, -9), (30, -9), (-30, 9), (30, 9),
            (0, -32), (0, 32), (-60, 0), (60, 0), (0, -44), (0, 44)]
+_TRIES = [(0.0, 0.0), *_NUDGES]
 
 
 def _place(text: str, size: float, anchor: Point, placed: list[Box], nodes: dict[str, Box],
@@ -330,19 +339,21 @@ def _place(text: str, size: float, anchor: Point, placed: list[Box], nodes: dict
     """``text`` at ``anchor`` or the nearest nudge that overlaps no placed label
     nor node and stays within the columns' ``span`` (so the drawing keeps its width)."""
     obstacles = [*placed, *nodes.values()]
-    for dx, dy in [(0.0, 0.0), *_NUDGES]:
-        label = Label(text, (_within(anchor[0] + dx, text, size, span), anchor[1] + dy), size)
-        if not any(boxes_overlap(label.box, other, CLEARANCE) for other in obstacles):
-            return label
+    width, height = text_size(text, size)
+    half_w, half_h = width / 2 + CLEARANCE, height / 2 + CLEARANCE
+    for dx, dy in _TRIES:
+        x, y = _within(anchor[0] + dx, width, span), anchor[1] + dy
+        if not any(x - half_w < o[2] and o[0] < x + half_w and y - half_h < o[3] and o[1] < y + half_h
+                   for o in obstacles):
+            return Label(text, (x, y), size)
     # Above everything placed so far: always free.
-    height = size * LINE_HEIGHT * (text.count("<br>") + 1)
     top = min([anchor[1], *(box[1] for box in obstacles)])
-    return Label(text, (_within(anchor[0], text, size, span), top - CLEARANCE - height / 2 - 1), size)
+    return Label(text, (_within(anchor[0], width, span), top - CLEARANCE - height / 2 - 1), size)
 
 
-def _within(x: float, text: str, size: float, span: tuple[float, float]) -> float:
-    half = (text_box(text, size, (0.0, 0.0))[2])
-    return min(max(x, span[0] + half), span[1] - half) if span[1] - span[0] >= 2 * half else x
+def _within(x: float, width: float, span: tuple[float, float]) -> float:
+    half = width / 2
+    return min(max(x, span[0] + half), span[1] - half) if span[1] - span[0] >= width else x
 
 
 def _frame(geometry: Geometry) -> None:
