@@ -31,7 +31,7 @@ ROLE_COLOURS = {USER: "#1c7ed6", MODEL: "#7048e8", TOOLS: "#2b8a3e", CHILD: "#e6
 ROLE_NAMES = {USER: "the user", MODEL: "model", TOOLS: "tools", CHILD: "subflow",
               STAGE: "stage"}
 NODE_TEXT = "#495057"
-# Where on its line a route arrow's head and its label sit, from source (0) to target (1):
+# Where on its line a skill-route arrow's head and its label sit, from source (0) to target (1):
 # apart, so a label never covers the head.
 _HEAD_AT = 0.62
 _LABEL_AT = 0.38
@@ -274,23 +274,19 @@ def _route_traces(routes: Sequence[Route], colour: str, width: float, dash: str 
 
 
 def _label_traces(geometry: Geometry) -> list[dict]:
-    """Every label as text centred where the layout placed it, one trace per colour."""
-    by_colour: dict[str, list[Label]] = {NODE_TEXT: list(geometry.node_labels.values())}
-    for route in geometry.routes:
-        if route.label:
-            by_colour.setdefault(_STYLE_COLOURS[route.arrow.style], []).append(route.label)
-    for arrow, label in geometry.loop_labels:
-        by_colour.setdefault(_STYLE_COLOURS[arrow.style], []).append(label)
-    traces = []
-    for colour, labels in by_colour.items():
-        if labels:
-            traces.append(dict(type="scatter", mode="text",
-                               x=[label.centre[0] for label in labels],
-                               y=[label.centre[1] for label in labels],
-                               text=[label.text for label in labels], textposition="middle center",
-                               textfont=dict(color=colour, size=labels[0].size),
-                               hoverinfo="skip", showlegend=False))
-    return traces
+    """Every label as text centred where the layout placed it, in one trace
+    (colour per label): each trace costs plotly a validation on every step."""
+    labels = [(label, NODE_TEXT) for label in geometry.node_labels.values()]
+    labels += [(route.label, _STYLE_COLOURS[route.arrow.style]) for route in geometry.routes if route.label]
+    labels += [(label, _STYLE_COLOURS[arrow.style]) for arrow, label in geometry.loop_labels]
+    if not labels:
+        return []
+    return [dict(type="scatter", mode="text",
+                 x=[label.centre[0] for label, _ in labels], y=[label.centre[1] for label, _ in labels],
+                 text=[label.text for label, _ in labels], textposition="middle center",
+                 textfont=dict(color=[colour for _, colour in labels],
+                               size=[label.size for label, _ in labels]),
+                 hoverinfo="skip", showlegend=False)]
 
 
 def _node_trace(scene: _Scene, geometry: Geometry) -> dict:

@@ -44,8 +44,9 @@ def read_figure(figure: dict, stretch: float = 1.0) -> Drawn:
             if current:
                 paths.append(current)
         elif trace.mode == "text":
-            size = trace.textfont.size
-            for text, x, y in zip(trace.text, trace.x, trace.y):
+            sizes = trace.textfont.size
+            for index, (text, x, y) in enumerate(zip(trace.text, trace.x, trace.y)):
+                size = sizes[index] if isinstance(sizes, (list, tuple)) else sizes
                 labels.append((text, text_box(text, size, (x * stretch, y))))
     return Drawn(nodes, paths, labels)
 
