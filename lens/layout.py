@@ -35,8 +35,9 @@ Point = tuple[float, float]
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in pixels, y downward
 Edge = tuple[str, str]
 
-# The diagram's column at 1280×720 (half the main area beside the step detail).
-DESIGN_WIDTH = 400
+# The diagram's column at 1280×720 is 394 px (half the main area beside the step
+# detail, measured in Chromium); a little less, so a scrollbar does not squeeze it.
+DESIGN_WIDTH = 380
 NODE_SIZE = 32
 ACTIVE_NODE_SIZE = 40
 NODE_BOX = ACTIVE_NODE_SIZE  # every node is given the room of an active one
@@ -88,13 +89,24 @@ def column_layout(actor_keys: Sequence[str], edges: Iterable[tuple[str, str]]) -
 # ─── text and boxes ────────────────────────────────────────────────────
 
 
+def glyph_units(line: str) -> float:
+    """How many average glyphs wide ``line`` is: symbols and arrows (↻, ⏎, →)
+    are drawn half as wide again as a letter, wide scripts and emoji twice."""
+    if line.isascii():
+        return float(len(line))
+    units = 0.0
+    for char in line:
+        code = ord(char)
+        units += 1.0 if code < 0x2000 else 1.5 if code < 0x2E80 else 2.0
+    return units
+
+
 def text_size(text: str, size: float) -> tuple[float, float]:
     """Width and height of a label of ``text`` at font ``size``; lines are split
     on ``<br>`` (plotly's line break)."""
-    if "<br>" not in text:
-        return len(text) * size * CHAR_WIDTH, size * LINE_HEIGHT
     lines = text.split("<br>")
-    return max(len(line) for line in lines) * size * CHAR_WIDTH, len(lines) * size * LINE_HEIGHT
+    width = max(glyph_units(line) for line in lines) * size * CHAR_WIDTH
+    return width, len(lines) * size * LINE_HEIGHT
 
 
 def text_box(text: str, size: float, centre: Point) -> Box:
@@ -142,10 +154,17 @@ def path_hits(points: Sequence[Point], boxes: Iterable[Box]) -> bool:
 
 def fit_label(text: str, width: float, size: float = NODE_LABEL_SIZE) -> str:
     """``text`` cut (with …) to fit ``width`` pixels at ``size`` by :func:`text_box`'s estimate."""
-    most = max(int(width // (size * CHAR_WIDTH)), 2)
-    if len(text) <= most:
+    most = max(width / (size * CHAR_WIDTH), 2.0)
+    if glyph_units(text) <= most:
         return text
-    cut = text[:most - 1]
+    room = most - glyph_units("…")
+    kept, used = 0, 0.0
+    for char in text:  # stops within the room, so a huge text costs no more than a short one
+        used += glyph_units(char)
+        if used > room:
+            break
+        kept += 1
+    cut = text[:kept]
     entity = cut.rfind("&")
     if entity >= 0 and ";" not in cut[entity:]:
         cut = cut[:entity]  # never half an escaped character
