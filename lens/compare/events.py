@@ -26,13 +26,19 @@ missing side is ``None`` and the field is ``"event"``.
 Cost: one pass over the shorter stream, stopping at the first difference.
 Payloads equal as parsed are equal after normalising (when both runs issued
 the same ids in the same order), so only pairs that differ as parsed are
-normalised and walked.
+normalised and walked; a pair Python calls equal is confirmed by its JSON text,
+because Python calls ``true`` equal to ``1``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
+
+try:  # optional, as in the loader; without it equal values are walked
+    from msgspec.json import encode as _json_text
+except ImportError:  # pragma: no cover - exercised by patching in the tests
+    _json_text = None
 
 VOLATILE_PAYLOAD_KEY = "durationMs"
 TOOL_CALL_ID_KEY = "toolCallId"
@@ -137,6 +143,21 @@ def first_differing_field(a: Any, b: Any, path: str) -> str | None:
     return None if _same_primitive(a, b) else path
 
 
+def _json_equal(a: Any, b: Any) -> bool:
+    # Python's == is the fast test, but it calls JSON true equal to the number
+    # 1. Values it calls equal are told apart by their JSON text (C speed);
+    # only when the texts differ too (key order, 1 against 1.0) are they walked.
+    if a != b:
+        return False
+    if _json_text is not None:
+        try:
+            if _json_text(a) == _json_text(b):
+                return True
+        except (TypeError, ValueError, OverflowError):
+            pass
+    return first_differing_field(a, b, "") is None
+
+
 def _meta(event: Any) -> Mapping[str, Any]:
     meta = event.get("meta") if isinstance(event, dict) else None
     return meta if isinstance(meta, dict) else {}
@@ -158,8 +179,8 @@ class EventComparer:
 
     def payloads_equal(self, a: Any, b: Any) -> bool:
         if self._raw_equal_is_equal and a == b:
-            return True
-        return normalized(a, self._ids_a) == normalized(b, self._ids_b)
+            return _json_equal(a, b)
+        return _json_equal(normalized(a, self._ids_a), normalized(b, self._ids_b))
 
     def difference(self, a: Any, b: Any) -> str | None:
         """The first differing field of two events, None when they are the same."""
@@ -170,10 +191,8 @@ class EventComparer:
         payload_a, payload_b = _field(a, PAYLOAD), _field(b, PAYLOAD)
         if self.payloads_equal(payload_a, payload_b):
             return None
-        found = first_differing_field(normalized(payload_a, self._ids_a),
-                                      normalized(payload_b, self._ids_b), PAYLOAD)
-        # Equal after all (e.g. True against 1 is caught by the walk only).
-        return found
+        return first_differing_field(normalized(payload_a, self._ids_a),
+                                     normalized(payload_b, self._ids_b), PAYLOAD)
 
     def normalized_a(self, payload: Any) -> Any:
         return normalized(payload, self._ids_a)

@@ -163,3 +163,43 @@ def test_an_id_reused_for_two_calls_is_a_difference():
     second_start = [i for i, e in enumerate(_events(original))
                     if e["type"].endswith("stream.tool_start")][1]
     assert result.first_difference.a.typed_index <= second_start
+
+
+def _boolean_leaves(pair: str) -> tuple:
+    document = _document(pair)
+    return tuple((index, path) for index, path in _mutable_leaves(pair)
+                 if isinstance(_get(_events(document)[index]["payload"], path), bool))
+
+
+def _get(root, path):
+    for key in path:
+        root = root[key]
+    return root
+
+
+@SETTINGS
+@given(data=st.data())
+def test_true_against_the_number_one_is_a_difference(data):
+    # JSON true and 1 are different values although Python's == calls them equal.
+    pair = data.draw(st.sampled_from([p for p in SOURCES if _boolean_leaves(p)]))
+    index, path = data.draw(st.sampled_from(_boolean_leaves(pair)))
+    original = _document(pair)
+    mutated = copy.deepcopy(original)
+    _set(_events(mutated)[index]["payload"], path, int)
+    result = compare_runs(_open(original), _open(mutated))
+    assert not result.identical
+    first = result.first_difference
+    assert first.a.typed_index == index and first.b.typed_index == index
+    assert first.field == "payload." + ".".join(str(p) for p in path)
+
+
+def test_true_against_one_is_found_without_the_optional_encoder(monkeypatch):
+    import lens.compare.events as events
+    monkeypatch.setattr(events, "_json_text", None)
+    pair = next(p for p in SOURCES if _boolean_leaves(p))
+    index, path = _boolean_leaves(pair)[0]
+    mutated = copy.deepcopy(_document(pair))
+    _set(_events(mutated)[index]["payload"], path, int)
+    first = compare_runs(_open(_document(pair)), _open(mutated)).first_difference
+    assert first is not None and first.a.typed_index == index
+    assert first.field == "payload." + ".".join(str(p) for p in path)
