@@ -60,7 +60,8 @@ class BranchOption:
 
 
 # Passes drawn at most at once around the current one. At 1280×720 the diagram
-# has about 400 px: five nodes a column each still keep readable labels.
+# has about 390 px: five columns still keep a pass's number and the start of
+# its output readable.
 # With more passes, the current one and its two neighbours are shown (what fed
 # this pass, and what it fed), with a "+N" marker for each run of passes left
 # out; the first and last pass are one button away on the step controls.
@@ -164,8 +165,7 @@ def _branch_options(steps: Sequence[RunStep], scope: tuple[str, ...],
             if known is None or (known.not_taken and taken is None):
                 # One decision that does not say what it chose is enough not to guess.
                 options[actor.key] = BranchOption(actor, decider_key, chosen if taken else None)
-    # Reached by a later decision of the same decider: then it is no option.
-    return tuple(o for key, o in options.items() if key not in actors)
+    return tuple(options.values())
 
 
 def _loop_passes(steps: Sequence[RunStep], per_step: list[tuple[Arrow, ...]],
