@@ -33,9 +33,19 @@ def default_db_path(root: str | os.PathLike) -> Path:
 
 
 def connect(db_path: str | os.PathLike, read_only: bool, **config) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection, with DuckDB's own failures said in one line."""
+    """A DuckDB connection, with DuckDB's own failures said in one line.
+
+    DuckDB's own progress bar is off: it would draw on our stdout/stderr in
+    the middle of JSON output or of the indexer's progress line. It is a
+    setting of the connection, so ``lock_configuration`` is applied after it."""
+    config = dict(config)
+    lock = config.pop("lock_configuration", False)
     try:
-        return duckdb.connect(os.fspath(db_path), read_only=read_only, config=config)
+        con = duckdb.connect(os.fspath(db_path), read_only=read_only, config=config)
+        con.execute("SET enable_progress_bar = false")
+        if lock:
+            con.execute("SET lock_configuration = true")
+        return con
     except duckdb.IOException as error:
         text = str(error)
         if "lock" in text.lower():

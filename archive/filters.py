@@ -68,12 +68,12 @@ class RunFilter:
         return SORTS.get(self.sort, SORTS["newest first"])
 
 
-def page_sql(run_filter: RunFilter, limit: int) -> tuple[str, list[Any]]:
-    """The first ``limit`` matching runs, in the filter's order."""
+def page_sql(run_filter: RunFilter, limit: int, offset: int = 0) -> tuple[str, list[Any]]:
+    """``limit`` matching runs after the first ``offset``, in the filter's order."""
     where, params = run_filter.where()
     columns = ", ".join(LIST_COLUMNS)
     return (f"SELECT {columns} FROM runs WHERE {where} ORDER BY {run_filter.order_by()} "
-            f"LIMIT {int(limit)}", params)
+            f"LIMIT {int(limit)} OFFSET {max(int(offset), 0)}", params)
 
 
 def count_sql(run_filter: RunFilter) -> tuple[str, list[Any]]:
@@ -86,14 +86,17 @@ def _like_escaped(text: str) -> str:
 
 
 def runs_over_time_sql(run_filter: RunFilter) -> tuple[str, list[Any]]:
-    """Runs per minute, hour or day (by how long the runs span), completed and
+    """Runs per minute, hour, day or week (by how long the runs span: a year
+    of days would be hundreds of bars for the browser to draw), completed and
     not, for the chart of runs over time."""
     where, params = run_filter.where()
     return (f"""
         WITH chosen AS (SELECT started_at, complete FROM runs
                         WHERE {where} AND started_at IS NOT NULL),
              span AS (SELECT max(started_at) - min(started_at) AS width FROM chosen)
-        SELECT CASE WHEN (SELECT width FROM span) > INTERVAL 3 DAY
+        SELECT CASE WHEN (SELECT width FROM span) > INTERVAL 90 DAY
+                        THEN date_trunc('week', started_at)
+                    WHEN (SELECT width FROM span) > INTERVAL 3 DAY
                         THEN date_trunc('day', started_at)
                     WHEN (SELECT width FROM span) > INTERVAL 6 HOUR
                         THEN date_trunc('hour', started_at)

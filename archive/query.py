@@ -2,8 +2,9 @@
 
 Only one read-only query runs, and DuckDB itself enforces it, twice over:
 
-1. DuckDB's parser (``duckdb.extract_statements``) must find exactly one
-   statement, of type SELECT;
+1. DuckDB's parser (the connection's ``extract_statements``, so no second
+   database instance is started for it) must find exactly one statement, of
+   type SELECT;
 2. the connection it runs on cannot write or reach beyond the index: the
    DuckDB file is opened read-only, external access (files, ATTACH, COPY,
    extensions, URLs) is disabled, and the configuration is locked so a query
@@ -94,7 +95,7 @@ def _register_filesystem(con: duckdb.DuckDBPyConnection, url: str) -> None:
 def select(con: duckdb.DuckDBPyConnection, sql: str,
            parameters: list[Any] | None = None) -> list[dict[str, Any]]:
     """Run one read-only query; anything else is refused with one line."""
-    check_read_only(sql)
+    check_read_only(sql, con)
     try:
         cursor = con.execute(sql, parameters or [])
         names = [d[0] for d in cursor.description or []]
@@ -104,10 +105,12 @@ def select(con: duckdb.DuckDBPyConnection, sql: str,
     return [{name: json_value(value) for name, value in zip(names, row)} for row in rows]
 
 
-def check_read_only(sql: str) -> None:
-    """Refuse anything but a single SELECT, judged by DuckDB's own parser."""
+def check_read_only(sql: str, con: duckdb.DuckDBPyConnection | None = None) -> None:
+    """Refuse anything but a single SELECT, judged by DuckDB's own parser: that
+    of ``con`` when given (the module-level parser starts a database of its own,
+    which a short-lived process would pay for once more)."""
     try:
-        statements = duckdb.extract_statements(sql)
+        statements = (con or duckdb).extract_statements(sql)
     except duckdb.Error as error:
         raise ArchiveError(f"the query does not parse: {_first_line(error)}") from None
     if len(statements) != 1:

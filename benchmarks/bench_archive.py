@@ -7,20 +7,28 @@
    function);
 2. the Dask engine with two worker processes vs the embedded index in one
    process, each building a fresh index of ``--copies`` copies of the sample;
-3. a synthetic archive of ``--runs`` runs (``benchmarks/synthetic_archive.py``):
-   its first index, a filtered, sorted first page of ``archive runs``
-   (opening the sealed index and running the query, in process; and the query
-   alone on an open connection, as the app runs it), and
-   re-indexing the unchanged folder.
+3. a synthetic archive of ``--runs`` runs (``benchmarks/synthetic_archive.py``,
+   or an existing one with ``--synthetic-folder`` and ``--synthetic-db``):
+   its first index; a filtered, sorted first page of ``archive runs`` as a
+   short-lived caller pays it in process (open the sealed index, query, close:
+   each part's wall and CPU time), the query alone on an open connection (as
+   the app runs it), and the whole command in a fresh Python process (beside
+   a bare Python start and an ``import duckdb``); and re-indexing the
+   unchanged folder.
 
-Figures go to stdout and ``benchmarks/results/archive.json``.
+Figures go to stdout and ``benchmarks/results/archive.json`` (``--json FILE``
+for a partial or quick run).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
+import os
+import resource
 import shutil
+import subprocess
 import sys
 import tarfile
 import tempfile
@@ -87,40 +95,107 @@ def dask_vs_one_process(sample: Path, work: Path, copies: int, repeat: int) -> d
             "speedup": one / two, "runs": {k: [round(v, 3) for v in vs] for k, vs in times.items()}}
 
 
-def synthetic(sample: Path, work: Path, runs: int, repeat: int) -> dict:
-    folder = work / "synthetic"
-    start = time.perf_counter()
-    generate(sample, folder, runs)
-    made = time.perf_counter() - start
+def synthetic(sample: Path, work: Path, runs: int, repeat: int,
+              existing: tuple[Path, Path] | None = None) -> dict:
+    """``existing`` (folder, index) skips generating and first indexing: the index
+    is copied, so re-indexing it leaves the given one as it was."""
     db = work / "synthetic.duckdb"
-    start = time.perf_counter()
-    first = index_folder(folder, db)
-    first_s = time.perf_counter() - start
+    if existing is None:
+        folder = work / "synthetic"
+        start = time.perf_counter()
+        generate(sample, folder, runs)
+        made = time.perf_counter() - start
+        start = time.perf_counter()
+        first = index_folder(folder, db)
+        first_s = time.perf_counter() - start
+        built = {"runs": first.runs, "generate_s": made, "first_index_s": first_s}
+    else:
+        folder = existing[0]
+        shutil.copy(existing[1], db)
+        built = {"runs": None, "reused_index": str(existing[1])}
     sql = runs_sql(**FIRST_PAGE)
-
-    def first_page():
-        con = open_index(db)
-        try:
-            return select(con, sql)
-        finally:
-            con.close()
-
-    page_rows = len(first_page())
-    pages = side_by_side({"first page": first_page}, max(repeat * 4, 20))["first page"]
+    page_rows = len(first_page_parts(db, sql)[0])
+    cold = {"open": [], "query": [], "close": [], "total": []}
+    for _ in range(max(repeat * 7, 21)):
+        _, parts = first_page_parts(db, sql)
+        for name, value in parts.items():
+            cold[name].append(value)
     held = open_index(db)  # as the app queries: its connection stays open
     try:
         query_only = side_by_side({"query": lambda: select(held, sql)},
                                   max(repeat * 4, 20))["query"]
     finally:
         held.close()
+    fresh = fresh_processes(folder, db, max(repeat * 2, 5))
     again = side_by_side({"re-index": lambda: index_folder(folder, db)}, repeat)["re-index"]
     check = index_folder(folder, db)
-    return {"runs": first.runs, "generate_s": made, "first_index_s": first_s,
+    return {**built, "runs": check.runs,
             "first_page_query": sql, "first_page_rows": page_rows,
-            "first_page_median_ms": median(pages) * 1000,
-            "first_page_query_only_median_ms": median(query_only) * 1000,
+            "first_page_median_ms": _ms(median([t[0] for t in cold["total"]])),
+            "first_page_cpu_median_ms": _ms(median([t[1] for t in cold["total"]])),
+            "first_page_parts_median_ms": {name: {"wall": _ms(median([t[0] for t in v])),
+                                                  "cpu": _ms(median([t[1] for t in v]))}
+                                           for name, v in cold.items()},
+            "first_page_query_only_median_ms": _ms(median(query_only)),
+            "fresh_process": fresh,
             "reindex_unchanged_median_s": median(again),
-            "reindex_report": check.to_json()}
+            "reindex_report": check.to_json(),
+            "load_average": os.getloadavg()}
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000, 1)
+
+
+def first_page_parts(db: Path, sql: str) -> tuple[list, dict[str, tuple[float, float]]]:
+    """One first page as a short-lived caller pays it: open the sealed index, run
+    the query, close; each part's (wall, CPU of this process's threads) seconds.
+    CPU is given beside wall time because on a loaded machine the wall time of a
+    DuckDB start is mostly waiting for a core."""
+    gc.collect()
+    marks = [(time.perf_counter(), time.process_time())]
+    con = open_index(db)
+    marks.append((time.perf_counter(), time.process_time()))
+    rows = select(con, sql)
+    marks.append((time.perf_counter(), time.process_time()))
+    con.close()
+    marks.append((time.perf_counter(), time.process_time()))
+    parts = {name: (marks[i + 1][0] - marks[i][0], marks[i + 1][1] - marks[i][1])
+             for i, name in enumerate(("open", "query", "close"))}
+    parts["total"] = (marks[-1][0] - marks[0][0], marks[-1][1] - marks[0][1])
+    return rows, parts
+
+
+def fresh_processes(folder: Path, db: Path, repeat: int) -> dict:
+    """``footprint-lens archive runs`` as a user runs it: a new Python process each
+    time (wall and CPU), beside a bare Python start and one that only imports
+    duckdb, in alternating rounds."""
+    python = sys.executable
+    where, order = FIRST_PAGE["where"], FIRST_PAGE["order_by"]
+    cases = {
+        "python -c pass": [python, "-c", "pass"],
+        "python -c 'import duckdb'": [python, "-c", "import duckdb"],
+        "footprint-lens archive runs": [
+            python, "-c", "import sys; from lens.cli import main; sys.exit(main())",
+            "archive", "runs", str(folder), "--db", str(db), "--where", where,
+            "--order-by", order, "--limit", str(FIRST_PAGE["limit"]), "--json"],
+    }
+    wall: dict[str, list[float]] = {name: [] for name in cases}
+    cpu: dict[str, list[float]] = {name: [] for name in cases}
+    names = list(cases)
+    for number in range(repeat):
+        shift = number % len(names)
+        for name in names[shift:] + names[:shift]:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            done = subprocess.run(cases[name], cwd=REPO, capture_output=True, text=True)
+            wall[name].append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+            if done.returncode != 0:
+                raise RuntimeError(f"{name} failed: {done.stderr.strip()[-300:]}")
+    return {name: {"wall_median_ms": _ms(median(wall[name])),
+                   "cpu_median_ms": _ms(median(cpu[name]))} for name in names}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,6 +204,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--copies", type=int, default=4)
     parser.add_argument("--quick", action="store_true", help="fewer repeats, 2,000 runs")
     parser.add_argument("--only", default="bytes,dask,synthetic")
+    parser.add_argument("--synthetic-folder", help="an existing synthetic archive (with "
+                        "--synthetic-db, its index): skips generating and first indexing")
+    parser.add_argument("--synthetic-db")
+    parser.add_argument("--json", help="write the figures here instead of "
+                        "benchmarks/results/archive.json (for partial or quick runs)")
     args = parser.parse_args(argv)
     repeat = 2 if args.quick else 5
     runs = 2_000 if args.quick else args.runs
@@ -144,12 +224,17 @@ def main(argv: list[str] | None = None) -> int:
             results["dask"] = dask_vs_one_process(sample, work, args.copies, repeat)
             print(json.dumps({"dask": results["dask"]}, indent=1), flush=True)
         if "synthetic" in only:
-            results["synthetic"] = synthetic(sample, work, runs, 3 if not args.quick else 2)
+            existing = None
+            if args.synthetic_folder:
+                existing = (Path(args.synthetic_folder), Path(args.synthetic_db))
+            results["synthetic"] = synthetic(sample, work, runs, 3 if not args.quick else 2,
+                                             existing)
             print(json.dumps({"synthetic": results["synthetic"]}, indent=1), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2))
+    target = Path(args.json) if args.json else RESULTS
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(results, indent=2))
     return 0
 
 

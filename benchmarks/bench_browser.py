@@ -24,7 +24,8 @@ from benchmarks.inputs import CACHE, REPO, corpus_path, scaled_path
 from tests.streamlit_server import StreamlitServer
 from benchmarks.timing import median, percentile
 
-BROWSER_TARGET = 1.5
+BROWSER_TARGET = 1.2
+SERVED_OPEN_TARGET = 1.4  # with the served context open
 SERVED_CASE = "lens, served context open"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run",
@@ -35,6 +36,8 @@ LENS_APP = REPO / "lens_app.py"
 LOG_DIR = CACHE  # server logs, kept out of the repository
 START_TIMEOUT_S = 90
 WAIT_MS = 60_000
+# Characters of an upload's name the run picker shows in full.
+_NAME_SHOWN = 30
 SETTLE_MS = 150  # after idle, before the next press: nothing left in flight
 
 APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
@@ -110,10 +113,12 @@ class SteppedPage:
         self.wait_idle()
         if upload is not None:
             page.locator('.st-key-lens-uploader input[type=file]').set_input_files(str(upload))
-            # The upload opens as the current run: its name shows in the run picker.
+            # The upload opens as the current run: its name shows in the run picker,
+            # which shortens a long name (the first characters tell the inputs apart).
             page.wait_for_function(
                 "(name) => [...document.querySelectorAll('.st-key-lens-run_select input')]"
-                ".some(e => (e.value || '').includes(name))", arg=upload.name, timeout=WAIT_MS * 3)
+                ".some(e => (e.value || '').includes(name))", arg=upload.name[:_NAME_SHOWN],
+                timeout=WAIT_MS * 3)
             self.wait_idle()
         page.wait_for_function(f"() => ({CURRENT_STEP})() !== null", timeout=WAIT_MS * 3)
         self.wait_idle()
@@ -205,6 +210,9 @@ def measure_browser(presses: int, rounds: int, with_scaled: bool | None = None,
     for name, field in (("lens 20x", "ratio_20x"), (SERVED_CASE, "ratio_served_open")):
         if name in cases:
             result[field] = round(cases[name]["median_ms"] / cases["trivial"]["median_ms"], 3)
+    if "ratio_served_open" in result:
+        result["served_open_target"] = f"served context open <= {SERVED_OPEN_TARGET} x trivial app"
+        result["served_open_met"] = result["ratio_served_open"] <= SERVED_OPEN_TARGET
     return result
 
 

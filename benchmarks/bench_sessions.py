@@ -3,6 +3,7 @@
 Run on purpose (never in the unit suite), against 127.0.0.1 only::
 
     python -m benchmarks.bench_sessions [--sessions 6] [--seconds 180] [--hostile]
+        [--baseline-seconds 60] [--json /tmp/sessions.json]
 
 Starts ``streamlit run lens_app.py`` on a free local port, opens N Chromium
 pages (one browser context each, so N server sessions), has each upload a
@@ -12,6 +13,10 @@ given time. Each step is timed from the click to the new step label. With
 ``--hostile``, a further session uploads a gzip bomb and a gzipped file
 whose one string is 400 MB, in the middle of the run; both must be refused
 with a message while the others keep stepping.
+
+First (``--baseline-seconds``, default 60) one session steps alone on the
+first file, on the same server, so the N-session figures have their
+single-session comparison measured in the same run.
 
 Reports p50/p95/max step latency, the steps taken, the server's peak
 resident memory (sampled every 0.25 s from /proc) against its budget, and
@@ -23,21 +28,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gzip
 import hashlib
 import json
 import os
 import re
 import statistics
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 from playwright.async_api import expect
 
 from benchmarks.inputs import REPO, corpus_path, scaled_path
-from tests.streamlit_server import StreamlitServer
+from tests.hostile_files import write_gzip_bomb, write_long_string
+from tests.streamlit_server import PeakMemory, StreamlitServer
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run",
@@ -59,48 +63,10 @@ def inputs(count: int) -> list[Path]:
 
 
 def hostile_files(folder: Path) -> list[Path]:
-    bomb = folder / "bomb.json.gz"
-    if not bomb.exists():  # about 4 MB of gzip that expands to 4 GB of zeros
-        with gzip.open(bomb, "wb", compresslevel=9) as out:
-            block = b"0" * (64 * MB)
-            for _ in range(64):
-                out.write(block)
-    long_string = folder / "long-string.json.gz"
-    if not long_string.exists():  # one 400 MB string in an otherwise valid-looking file
-        with gzip.open(long_string, "wb", compresslevel=9) as out:
-            out.write(b'{"snapshot": {}, "events": [{"type": "x", "payload": {"text": "')
-            block = b"a" * (16 * MB)
-            for _ in range(25):
-                out.write(block)
-            out.write(b'"}}], "structure": {}}')
-    return [bomb, long_string]
-
-
-class MemoryWatch:
-    """Peak resident memory of a process tree's main process, sampled."""
-
-    def __init__(self, pid: int, interval_s: float = 0.25) -> None:
-        self.pid, self.interval_s, self.peak_bytes = pid, interval_s, 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-                    if line.startswith("VmRSS:"):
-                        self.peak_bytes = max(self.peak_bytes, int(line.split()[1]) * 1024)
-            except OSError:
-                return
-            self._stop.wait(self.interval_s)
-
-    def __enter__(self) -> MemoryWatch:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join()
+    """The issue's reproducers: a 4 GiB gzip bomb and a 400 MB-string .json.gz."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return [write_gzip_bomb(folder / "bomb.json.gz"),
+            write_long_string(folder / "long-string.json.gz")]
 
 
 async def step_label(page) -> str:
@@ -121,7 +87,8 @@ async def wait_label_change(page, before: str) -> str:
 
 
 async def upload(page, path: Path) -> None:
-    await page.locator(".st-key-lens-uploader input[type=file]").set_input_files(str(path))
+    await page.locator(".st-key-lens-uploader input[type=file]").set_input_files(
+        str(path), timeout=STEP_TIMEOUT_MS * 3)  # six pages loading at once can be slow
 
 
 async def session(browser, url: str, path: Path, until: float, result: dict) -> None:
@@ -169,24 +136,36 @@ async def hostile_session(browser, url: str, files: list[Path], at: float, resul
             error = page.locator('[data-testid="stSidebar"] [data-testid="stAlertContentError"]')
             refused = error.filter(has_text=f"Could not open {path.name}")
             await refused.first.wait_for(timeout=180_000)
+            message = await refused.first.inner_text()
+            if path.name not in message:
+                result["errors"].append(f"hostile: the refusal shown for {path.name} names "
+                                        "another file")
             result["refusals"].append({"file": path.name,
                                        "refused_in_s": round(time.perf_counter() - started, 2),
-                                       "message": (await refused.first.inner_text())[:200]})
+                                       "message": message[:200]})
     except Exception as error:  # noqa: BLE001
         result["errors"].append(f"hostile: {type(error).__name__}: {str(error)[:300]}")
     finally:
         await context.close()
 
 
-async def drive(url: str, files: list[Path], seconds: float, hostile: list[Path]) -> dict:
+def _result(path: Path) -> dict:
+    return {"file": path.name, "mb": round(path.stat().st_size / 1e6, 1), "steps_ms": [],
+            "errors": []}
+
+
+async def drive(url: str, files: list[Path], seconds: float, hostile: list[Path],
+                baseline_s: float) -> dict:
     from playwright.async_api import async_playwright
 
-    results = [{"file": f.name, "mb": round(f.stat().st_size / 1e6, 1), "steps_ms": [],
-                "errors": []} for f in files]
+    results = [_result(f) for f in files]
+    baseline = _result(files[0])
     hostile_result: dict = {"refusals": [], "errors": []}
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
                                                    args=CHROMIUM_ARGS)
+        if baseline_s > 0:  # one session alone first: the figure the others are compared with
+            await session(browser, url, files[0], time.monotonic() + baseline_s, baseline)
         until = time.monotonic() + seconds
         jobs = [session(browser, url, f, until, r) for f, r in zip(files, results)]
         if hostile:
@@ -194,7 +173,8 @@ async def drive(url: str, files: list[Path], seconds: float, hostile: list[Path]
                                         hostile_result))
         await asyncio.gather(*jobs)
         await browser.close()
-    return {"sessions": results, "hostile": hostile_result if hostile else None}
+    return {"sessions": results, "hostile": hostile_result if hostile else None,
+            "baseline": baseline if baseline_s > 0 else None}
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -208,6 +188,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=180.0)
     parser.add_argument("--hostile", action="store_true")
     parser.add_argument("--budget-mb", type=int, default=4096)
+    parser.add_argument("--baseline-seconds", type=float, default=60.0,
+                        help="first, one session alone on the first file for this long "
+                             "(its open included; 0: none), on the same server")
+    parser.add_argument("--json", type=Path, default=None,
+                        help="write the summary here instead of benchmarks/results/")
     args = parser.parse_args(argv)
     files = inputs(args.sessions)
     hostile = hostile_files(Path(tempfile.gettempdir()) / "footprint-lens-benchmarks") \
@@ -215,10 +200,14 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["LENS_MEMORY_BUDGET_MB"] = str(args.budget_mb)
     log = REPO / "benchmarks" / "results" / "sessions-server.log"
     with StreamlitServer(app=REPO / "lens_app.py", cwd=REPO, log_path=log) as server, \
-            MemoryWatch(server.process.pid) as memory:
-        outcome = asyncio.run(drive(server.url, files, args.seconds, hostile))
+            PeakMemory(server.process.pid, interval_s=0.25) as memory:
+        outcome = asyncio.run(drive(server.url, files, args.seconds, hostile,
+                                    args.baseline_seconds))
     steps = [ms for s in outcome["sessions"] for ms in s["steps_ms"]]
     errors = [e for s in outcome["sessions"] for e in s["errors"]]
+    alone = outcome["baseline"]["steps_ms"] if outcome["baseline"] else []
+    if outcome["baseline"]:
+        errors += [f"baseline: {e}" for e in outcome["baseline"]["errors"]]
     if outcome["hostile"]:
         errors += outcome["hostile"]["errors"]
         if len(outcome["hostile"]["refusals"]) != len(hostile):
@@ -231,13 +220,21 @@ def main(argv: list[str] | None = None) -> int:
         "step_ms_p50": round(statistics.median(steps), 1) if steps else None,
         "step_ms_p95": round(percentile(steps, 0.95), 1),
         "step_ms_max": round(max(steps), 1) if steps else None,
+        "single_session": {
+            "file": files[0].name, "seconds": args.baseline_seconds, "steps": len(alone),
+            "step_ms_p50": round(statistics.median(alone), 1) if alone else None,
+            "step_ms_p95": round(percentile(alone, 0.95), 1),
+        } if alone else None,
+        "p50_ratio_to_single_session": (round(statistics.median(steps) / statistics.median(alone),
+                                              2) if alone and steps else None),
         "server_peak_mb": round(memory.peak_bytes / MB),
         "budget_mb": args.budget_mb,
         "errors": errors,
         "refusals": outcome["hostile"]["refusals"] if outcome["hostile"] else [],
     }
     name = "sessions-hostile.json" if args.hostile else "sessions.json"
-    (REPO / "benchmarks" / "results" / name).write_text(json.dumps(summary, indent=2) + "\n")
+    target = args.json or REPO / "benchmarks" / "results" / name
+    target.write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
     return 1 if errors else 0
 

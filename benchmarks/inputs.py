@@ -4,7 +4,8 @@ The corpus files are stored gzipped; the benchmarks open their JSON bytes
 (what a user uploading ``recording.json`` sends), so "file size" means the
 JSON's size. Scaled recordings are built with ``benchmarks/scale_recording.py``
 (each says ``scaledFrom`` inside) and kept in a temporary directory between
-runs, keyed by the source's digest.
+runs, keyed by the digest of the source and of the scaling script (a fixed
+script never reuses a copy the old one made).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from benchmarks import scale_recording as scaling
 from benchmarks.scale_recording import scale_recording
 from tests.corpus_files import read_bytes, recording_path
 
@@ -46,7 +48,8 @@ def scaled_path(factor: int) -> Path:
         scaled = scale_recording(document, factor, SCALE_SOURCE)
         return json.dumps(scaled, separators=(",", ":")).encode()
 
-    return _cached(f"{SCALE_SOURCE}-x{factor}-{_digest(source)}.json", build)
+    key = _digest(source + Path(scaling.__file__).read_bytes())
+    return _cached(f"{SCALE_SOURCE}-x{factor}-{key}.json", build)
 
 
 def _cached(name: str, build) -> Path:

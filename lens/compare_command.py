@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from typing import TYPE_CHECKING
+
 from recorders.cli import write_json
 from recorders.errors import RecordingError
-from recorders.loading import load_path
-from lens.compare import compare_runs, comparison_text, comparison_to_wire
-from lens.run import OpenRun
+
+if TYPE_CHECKING:
+    from lens.run import OpenRun
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,6 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _open(label: str, path: str) -> OpenRun:
+    from recorders.loading import load_path
+    from lens.run import OpenRun
+
     try:
         return OpenRun(load_path(path))
     except RecordingError as exc:
@@ -30,6 +35,9 @@ def _open(label: str, path: str) -> OpenRun:
 
 
 def run(args: argparse.Namespace) -> Any:
+    # Imported here, so that ``footprint-lens``'s other commands start without them.
+    from lens.compare import compare_runs, comparison_text, comparison_to_wire
+
     result = compare_runs(_open("A", args.a), _open("B", args.b))
     if args.format == "text":
         print(comparison_text(result))

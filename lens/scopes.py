@@ -12,40 +12,17 @@ drilling is a dict lookup, never a pass over the steps.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Container, Iterable, Protocol
 
 from recorders.run_step import RunStep
 from recorders.values import ROOT_PATH as ROOT
+from recorders.values import PATH_SEPARATOR, decode_path, encode_path  # noqa: F401 (public here too)
 from recorders.values import nearest_known_prefix
-PATH_SEPARATOR = "/"
 
 
 class StepProjection(Protocol):
     def get_steps(self, drill_path: tuple[str, ...] | None = None) -> list[RunStep]: ...
-
-
-_ESCAPES = {"%": "%25", "/": "%2F"}
-_UNESCAPES = {"%25": "%", "%2F": "/", "%2f": "/"}
-_ESCAPED = re.compile(r"%(?:25|2[Ff])")
-
-
-def encode_path(path: Iterable[str]) -> str:
-    """``("__root__", "a", "b")`` → ``"__root__/a/b"`` (the form used in links).
-
-    ``%`` and ``/`` inside a segment are escaped (``%25``, ``%2F``), so two
-    different paths never share a text: ``("__root__", "a/b")`` is
-    ``"__root__/a%2Fb"``. Paths without either character read as before.
-    """
-    return PATH_SEPARATOR.join(
-        segment.replace("%", _ESCAPES["%"]).replace("/", _ESCAPES["/"]) for segment in path)
-
-
-def decode_path(text: str) -> tuple[str, ...]:
-    """The inverse of :func:`encode_path` (any other ``%`` is taken literally)."""
-    return tuple(_ESCAPED.sub(lambda match: _UNESCAPES[match.group(0)], segment)
-                 for segment in text.split(PATH_SEPARATOR))
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@ plotly labels.
 
 from __future__ import annotations
 
+import datetime as dt
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +28,10 @@ from lens_ui.archive_config import ENV_FOLDERS, archive_folders
 from lens_ui.archive_jobs import IndexJob, current_job, reader, start_job
 from lens_ui.archive_source import archive_choice
 
-PAGE_ROWS = 1_000
+PAGE_ROWS = 100  # a page of the table; more is paged, not sent
 FOLDER = "lens.archive.folder"
 TABLE = "lens.archive.table"
+PAGE = "lens.archive.page"
 NOTICE = "lens.archive.notice"
 COMPARE_PAIR = "lens.compare.pair"  # (RunChoice, RunChoice), read by the Compare page
 COMPARE_PAGE = Path(__file__).resolve().parent.parent / "pages" / "compare.py"
@@ -55,24 +58,31 @@ def archive_page() -> None:
     notice = st.session_state.pop(NOTICE, None)
     if notice:
         st.info(notice)
+    # A fragment: changing a filter, a page or the selection reruns only what
+    # they change, not the sidebar and the rest of the app around it.
+    st.fragment(_browse_or_say_why)(job, label)
+
+
+def _browse_or_say_why(job: IndexJob, label: str) -> None:
     try:
-        con = reader(job.db).cursor()
+        _browse(job, label)
     except ArchiveError as error:
         st.error(str(error), icon=":material/error:")
-        return
-    try:
-        _browse(con, label)
     except duckdb.Error as error:
         st.error(f"The index could not be read: {' '.join(str(error).split())[:300]}",
                  icon=":material/error:")
-    finally:
-        con.close()
 
 
-@st.fragment(run_every=1.0)
 def _index_status(folder: Path) -> None:
-    """Progress while a pass runs; when it ends, the whole page reruns once to
-    show every run it added."""
+    """Progress while a pass runs (redrawn every second, and only then: a
+    finished pass leaves nothing to poll); when it ends, the whole page reruns
+    once to show every run it added."""
+    job = current_job(folder)
+    polling = 1.0 if job is not None and job.running else None
+    st.fragment(run_every=polling)(_index_status_body)(folder)
+
+
+def _index_status_body(folder: Path) -> None:
     job = current_job(folder)
     if job is None:
         return
@@ -92,7 +102,7 @@ def _index_status(folder: Path) -> None:
                  help="Read new and changed files (unchanged files are not read again)."):
         start_job(folder)
         st.session_state[_seen_key(folder)] = False
-        st.rerun(scope="fragment")
+        st.rerun()  # the whole page, so that the progress is polled again
 
 
 def _finished_line(job: IndexJob) -> None:
@@ -110,36 +120,129 @@ def _seen_key(folder: Path) -> str:
     return f"lens.archive.seen_finish:{folder}"
 
 
-def _browse(con, label: str) -> None:
-    run_filter = _filters(con)
-    sql, params = count_sql(run_filter)
-    matching = con.execute(sql, params).fetchone()[0]
-    total = con.execute("SELECT count(*) FROM runs").fetchone()[0]
-    if total == 0:
+@dataclass(frozen=True)
+class _FilterChoices:
+    """What the filters offer: the agents and the span of start times indexed."""
+
+    agents: tuple[str, ...]
+    first_start: dt.datetime | None
+    last_start: dt.datetime | None
+    total: int
+    unreadable: pd.DataFrame  # file, problem
+
+
+@dataclass(frozen=True)
+class _FilteredRuns:
+    """Everything the page shows for one filter: counts, charts, the listed runs."""
+
+    matching: int
+    runs_over_time: Any  # plotly figures
+    failures_by_tool: Any | None  # None: no failed tool call among the runs
+    tokens_by_agent: Any
+    pages: int  # of PAGE_ROWS runs each
+
+
+@dataclass(frozen=True)
+class _ListedRuns:
+    offset: int
+    runs: pd.DataFrame  # one page of the matching runs, as the table shows them
+
+
+def _generation(job: IndexJob) -> tuple:
+    """Changes whenever the index may have: each batch a pass commits, each new pass.
+    Only this process writes the index (DuckDB's lock), so nothing else moves it."""
+    return (job.started, job.done, job.finished is not None)
+
+
+# Shared by every session and kept per filter: the queries and figures of a
+# filter someone already asked for are not built again while the index stands
+# still. Figures and frames are only read by the widgets, never changed.
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _filter_choices(db: Path, generation: tuple) -> _FilterChoices:
+    con = reader(db).cursor()
+    try:
+        agents = tuple(r[0] for r in con.execute(
+            "SELECT DISTINCT agent FROM runs WHERE agent IS NOT NULL ORDER BY agent").fetchall())
+        first, last, total = con.execute(
+            "SELECT min(started_at), max(started_at), count(*) FROM runs").fetchone()
+        unreadable = pd.DataFrame(con.execute(
+            "SELECT file, problem FROM files WHERE status = 'unreadable' ORDER BY file"
+        ).fetchall(), columns=["file", "problem"])
+    finally:
+        con.close()
+    return _FilterChoices(agents, first, last, total, unreadable)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _filtered_runs(db: Path, generation: tuple, run_filter: RunFilter) -> _FilteredRuns:
+    con = reader(db).cursor()
+    try:
+        sql, params = count_sql(run_filter)
+        matching = con.execute(sql, params).fetchone()[0]
+        failures = _rows(con, *failures_by_tool_sql(run_filter))
+        return _FilteredRuns(
+            matching=matching,
+            runs_over_time=archive_charts.runs_over_time(
+                _rows(con, *runs_over_time_sql(run_filter))),
+            failures_by_tool=archive_charts.failures_by_tool(failures) if failures else None,
+            tokens_by_agent=archive_charts.tokens_by_agent(
+                _rows(con, *tokens_by_agent_sql(run_filter))),
+            pages=max(1, -(-matching // PAGE_ROWS)))
+    finally:
+        con.close()
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _listed_runs(db: Path, generation: tuple, run_filter: RunFilter, page: int) -> _ListedRuns:
+    con = reader(db).cursor()
+    try:
+        offset = (page - 1) * PAGE_ROWS
+        sql, params = page_sql(run_filter, PAGE_ROWS, offset)
+        return _ListedRuns(offset, _table(con.execute(sql, params).df()))
+    finally:
+        con.close()
+
+
+def _browse(job: IndexJob, label: str) -> None:
+    generation = _generation(job)
+    choices = _filter_choices(job.db, generation)
+    run_filter = _filters(choices)
+    if choices.total == 0:
         st.info("No runs indexed yet.")
-        _unreadable(con)
+        _unreadable(choices)
         return
-    _charts(con, run_filter)
-    sql, params = page_sql(run_filter, PAGE_ROWS)
-    frame = con.execute(sql, params).df()
-    shown = len(frame)
-    st.caption(f"{matching:,} of {total:,} runs match" +
-               (f"; the first {shown:,} in this order are listed" if matching > shown else ""))
-    selection = st.dataframe(_table(frame), key=TABLE, on_select="rerun",
+    shown = _filtered_runs(job.db, generation, run_filter)
+    # The answer first (count and runs), the charts after it: a filter's rows
+    # reach the browser before its figures do.
+    page = _page_number(shown.pages)
+    listed = _listed_runs(job.db, generation, run_filter, page)
+    frame = listed.runs
+    st.caption(f"{shown.matching:,} of {choices.total:,} runs match" +
+               (f"; runs {listed.offset + 1:,}–{listed.offset + len(frame):,} in this order "
+                "are listed" if shown.matching > len(frame) else ""))
+    selection = st.dataframe(frame, key=TABLE, on_select="rerun",
                              selection_mode="multi-row", hide_index=True,
                              width="stretch", column_config=_COLUMNS)
     rows = list(getattr(getattr(selection, "selection", None), "rows", []) or [])
-    chosen = [frame["file"].iloc[i] for i in rows if 0 <= i < shown]
+    chosen = [frame["file"].iloc[i] for i in rows if 0 <= i < len(frame)]
     _actions(label, chosen)
-    _unreadable(con)
+    _charts(shown)
+    _unreadable(choices)
 
 
-def _filters(con) -> RunFilter:
-    agents = [r[0] for r in con.execute(
-        "SELECT DISTINCT agent FROM runs WHERE agent IS NOT NULL ORDER BY agent").fetchall()]
-    span = con.execute("SELECT min(started_at), max(started_at) FROM runs").fetchone()
+def _page_number(pages: int) -> int:
+    """Which page of the table to list (1 when there is only one)."""
+    if pages <= 1:
+        return 1
+    if st.session_state.get(PAGE, 1) > pages:  # the filter now matches fewer runs
+        st.session_state[PAGE] = 1
+    return int(st.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages,
+                               step=1, key=PAGE, width=160))
+
+
+def _filters(choices: _FilterChoices) -> RunFilter:
     first, second, third = st.columns([3, 2, 2])
-    chosen_agents = first.multiselect("Agent", agents, key="lens.archive.agents",
+    chosen_agents = first.multiselect("Agent", choices.agents, key="lens.archive.agents",
                                       placeholder="every agent")
     status = second.segmented_control("Outcome", STATUSES, default="all",
                                       key="lens.archive.status") or "all"
@@ -149,8 +252,8 @@ def _filters(con) -> RunFilter:
                              placeholder="user messages, answers, errors, failed tools' output")
     failed = fifth.checkbox("Only runs with a failed tool", key="lens.archive.failed")
     since = until = None
-    if span[0] is not None:
-        low, high = span[0].date(), span[1].date()
+    if choices.first_start is not None:
+        low, high = choices.first_start.date(), choices.last_start.date()
         picked = sixth.date_input("Started between", value=(low, high), min_value=low,
                                   max_value=high, key="lens.archive.dates")
         if isinstance(picked, (tuple, list)) and len(picked) == 2:
@@ -159,19 +262,15 @@ def _filters(con) -> RunFilter:
                      text=text, since=since, until=until, sort=sort)
 
 
-def _charts(con, run_filter: RunFilter) -> None:
-    over_time = _rows(con, *runs_over_time_sql(run_filter))
-    failures = _rows(con, *failures_by_tool_sql(run_filter))
-    tokens = _rows(con, *tokens_by_agent_sql(run_filter))
+def _charts(shown: _FilteredRuns) -> None:
     left, middle, right = st.columns(3)
-    left.plotly_chart(archive_charts.runs_over_time(over_time), config=_CHART_CONFIG,
-                      key="lens.archive.chart.time")
-    if failures:
-        middle.plotly_chart(archive_charts.failures_by_tool(failures), config=_CHART_CONFIG,
+    left.plotly_chart(shown.runs_over_time, config=_CHART_CONFIG, key="lens.archive.chart.time")
+    if shown.failures_by_tool is not None:
+        middle.plotly_chart(shown.failures_by_tool, config=_CHART_CONFIG,
                             key="lens.archive.chart.failures")
     else:
         middle.caption("No failed tool calls among these runs.")
-    right.plotly_chart(archive_charts.tokens_by_agent(tokens), config=_CHART_CONFIG,
+    right.plotly_chart(shown.tokens_by_agent, config=_CHART_CONFIG,
                        key="lens.archive.chart.tokens")
 
 
@@ -254,10 +353,8 @@ def request_compare(choice_a, choice_b) -> bool:
     return True
 
 
-def _unreadable(con) -> None:
-    rows = con.execute("SELECT file, problem FROM files WHERE status = 'unreadable' "
-                       "ORDER BY file").fetchall()
-    if rows:
+def _unreadable(choices: _FilterChoices) -> None:
+    rows = choices.unreadable
+    if len(rows):
         with st.expander(f"{len(rows):,} files could not be read"):
-            st.dataframe(pd.DataFrame(rows, columns=["file", "problem"]), hide_index=True,
-                         width="stretch")
+            st.dataframe(rows, hide_index=True, width="stretch")

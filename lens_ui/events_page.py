@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from recorders.loading import Recording
 from lens.event_places import EventPlaces
 from lens.event_tables import EventTable, boundary_table, typed_table
 from lens.text import markdown_literal, one_line
@@ -19,16 +18,28 @@ GO_TO_RUN = "lens.events.go_to_run"  # set by a step link; the next run opens th
 SCOPE_NAME_CHARS = 48
 
 
-@st.cache_resource(max_entries=4, show_spinner="Tabulating the events…")
-def _tables(digest: str, _recording: Recording) -> tuple[EventTable, EventTable]:
-    return typed_table(_recording.typed_events), boundary_table(_recording.boundary_events)
+# What the tables and places hold, per byte of the run's JSON (measured on the
+# two large corpus runs): the frames 0.04-0.08 plus the lower-case search text
+# 0.26-0.45 (built on the first search, counted from the start); places 0.14-0.29.
+TABLES_PER_JSON_BYTE = 0.6
+PLACES_PER_JSON_BYTE = 0.3
 
 
-@st.cache_resource(max_entries=4, show_spinner="Placing the events on the steps…")
-def _places(digest: str, profile: str, _run: LoadedRun) -> EventPlaces:
-    recording = _run.recording
-    return EventPlaces(_run.scopes(profile), _run.evidence, recording.typed_events,
-                       recording.boundary_events, recording.typed_run_ids)
+def _tables(run: LoadedRun) -> tuple[EventTable, EventTable]:
+    def build() -> tuple[EventTable, EventTable]:
+        with st.spinner("Tabulating the events…"):
+            recording = run.recording
+            return typed_table(recording.typed_events), boundary_table(recording.boundary_events)
+    return run.derived(("event tables",), build, per_json_byte=TABLES_PER_JSON_BYTE)
+
+
+def _places(run: LoadedRun, profile: str) -> EventPlaces:
+    def build() -> EventPlaces:
+        with st.spinner("Placing the events on the steps…"):
+            recording = run.recording
+            return EventPlaces(run.scopes(profile), run.evidence, recording.typed_events,
+                               recording.boundary_events, recording.typed_run_ids)
+    return run.derived(("event places", profile), build, per_json_byte=PLACES_PER_JSON_BYTE)
 
 
 def events_page(run: LoadedRun) -> None:
@@ -37,7 +48,7 @@ def events_page(run: LoadedRun) -> None:
     recording = run.recording
     st.title("Raw events", anchor=False)
     st.text(run.choice.name)
-    typed, boundary = _tables(run.choice.digest, recording)
+    typed, boundary = _tables(run)
     totals = st.columns(4)
     totals[0].metric("Typed events in the file", len(recording.typed_events))
     totals[1].metric("Boundary events in the file", len(recording.boundary_events))
@@ -86,7 +97,7 @@ def _event_table(run: LoadedRun, table: EventTable, counts: dict[str, int], key:
 def _step_link(run: LoadedRun, stream: str, position: int, key: str) -> None:
     """A button to the step that holds the event, or why no step does."""
     profile = session.current_profile()
-    place = _places(run.choice.digest, profile, run).step_of(stream, position)
+    place = _places(run, profile).step_of(stream, position)
     scope = run.scopes(profile).get(place[0]) if place is not None else None
     if place is None or scope is None:
         st.caption("No step holds this event: it belongs to an earlier run in the file, or "

@@ -255,7 +255,8 @@ def render_search(index: EvidenceIndex, on_navigate: Navigate, *,
             st.caption(f"{hit.value_length:,} characters; match at character "
                        f"{hit.match_start:,}.")
             if hit.preview.truncated:
-                st.download_button("Download the whole value", data=hit.full_value,
+                st.download_button("Download the whole value",  # encoded on click only
+                                   data=lambda value=hit.full_value: value.encode("utf-8"),
                                    file_name="value.txt", mime="text/plain",
                                    key=f"{key}-full-{n}", on_click="ignore")
             _nav_button(hit.nav, on_navigate, f"{key}-go-{n}", steps, "Go to step",

@@ -118,7 +118,7 @@ def backtrack_tab(run: LoadedRun, profile: str, path: tuple[str, ...], position:
     links = EvidenceLinks(run, profile, path)
     index = links.index
     _seed_backtrack_target(run, len(index.calls))
-    causes = _causes(run.choice.digest, profile, tuple(path), run, links)
+    causes = _causes(run, profile, tuple(path), links)
     render_causes(causes, lambda target: links.go(target, show_steps_tab), steps=links.steps,
                   key=CAUSES_KEY, step_label=links.label)
     if index.calls:
@@ -134,14 +134,21 @@ def backtrack_tab(run: LoadedRun, profile: str, path: tuple[str, ...], position:
         st.session_state[BACKTRACK_FROM] = (run.choice.key, chosen)
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _causes(digest: str, profile: str, path: tuple[str, ...], _run: LoadedRun,
-            _links: EvidenceLinks) -> tuple[LikelyCause, ...]:
+# Likely causes are a short list: measured at most 0.0001 bytes per byte of JSON;
+# counted at a floor so a run with many causes is not free.
+CAUSES_PER_JSON_BYTE = 0.01
+
+
+def _causes(run: LoadedRun, profile: str, path: tuple[str, ...],
+            links: EvidenceLinks) -> tuple[LikelyCause, ...]:
     """The run's likely causes, linked into the step list of the scope on screen
-    (built once per scope: every widget on the tab reruns the page)."""
-    route = _run.projection(profile).route
-    return likely_causes(_links.index, _links.step_map, hops=route.get_hops(),
-                         trips=route.get_trips(), gaps=_run.recording.gaps)
+    (built once per scope, kept with the run: every widget on the tab reruns the page)."""
+    def build() -> tuple[LikelyCause, ...]:
+        route = run.projection(profile).route
+        return likely_causes(links.index, links.step_map, hops=route.get_hops(),
+                             trips=route.get_trips(), gaps=run.recording.gaps)
+    return run.derived(("likely causes", profile, path), build,
+                       per_json_byte=CAUSES_PER_JSON_BYTE)
 
 
 def _seed_backtrack_target(run: LoadedRun, calls: int) -> None:

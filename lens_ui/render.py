@@ -57,7 +57,8 @@ def _whole_value(part: DisplayText, key: str) -> None:
             if box.open:
                 # The untouched value keeps its bidi overrides: shown, they would reorder the text.
                 st.code(visible(part.full), language=None, wrap_lines=True, height=480)
-    st.download_button("Download the whole value", data=part.full.encode("utf-8"),
+    # Encoded on click, not on every rerun: the value may be hundreds of MB.
+    st.download_button("Download the whole value", data=lambda: part.full.encode("utf-8"),
                        file_name="value.txt", mime="text/plain", key=f"{key}.download",
                        on_click="ignore", icon=":material/download:")
 

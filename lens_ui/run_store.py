@@ -10,6 +10,10 @@ against one budget, in bytes:
   1.1× to 2.6× with both projections built), and while it is being opened
   :data:`OPENING_PER_BYTE` × (measured peak 6.2× to 7.0×), so opening is
   refused up front when it cannot fit, rather than after the memory is spent;
+- what pages derive from a run and keep (:meth:`ServerStore.memo`: event
+  tables, likely causes, a comparison of two runs…) counts an estimate per
+  byte of JSON measured for its kind, and goes when its run (or any other run
+  it was built from) goes;
 - uploaded bytes count their length.
 
 Only one run is opened at a time, so two opening peaks never stack. A run
@@ -66,8 +70,18 @@ class Lease:
 @dataclass
 class _Entry(Generic[Run]):
     run: Run
-    cost: int
-    memo: dict = field(default_factory=dict)
+    json_bytes: int
+    memo: dict = field(default_factory=dict)  # key → value derived from the run
+    memo_costs: dict = field(default_factory=dict)  # key → its estimated bytes
+    memo_needs: dict = field(default_factory=dict)  # key → the other runs it was built from
+
+    @property
+    def cost(self) -> int:
+        return int(self.json_bytes * RETAINED_PER_BYTE) + sum(self.memo_costs.values())
+
+    def forget(self, key: Any) -> None:
+        for table in (self.memo, self.memo_costs, self.memo_needs):
+            table.pop(key, None)
 
 
 @dataclass(frozen=True)
@@ -100,6 +114,7 @@ class ServerStore(Generic[Run]):
         self._blobs: dict[str, bytes] = {}
         self._leases: dict[str, Lease] = {}
         self._reserved = 0
+        self._released: list = []  # runs dropped, to hand to on_release outside the lock
 
     # ── sessions ─────────────────────────────────────────────────────
 
@@ -123,6 +138,13 @@ class ServerStore(Generic[Run]):
         :data:`MAX_UPLOADS_PER_SESSION` (oldest first, never the one on
         screen). Raises :class:`OverBudget` when the bytes cannot be held.
         """
+        try:
+            return self._add_upload(session_id, digest, info, data)
+        finally:
+            self._hand_back_released()
+
+    def _add_upload(self, session_id: str, digest: str, info: Any,
+                    data: bytes) -> list[HeldUpload]:
         with self._lock:
             self._prune()
             lease = self._lease(session_id)
@@ -171,50 +193,97 @@ class ServerStore(Generic[Run]):
 
     # ── open runs ────────────────────────────────────────────────────
 
+    def refuse_if_never_fits(self, json_bytes: int) -> None:
+        """Raise :class:`OverBudget` when opening a file of ``json_bytes``
+        (expanded) could not fit even in an empty server: checked before the
+        file queues for its open, so such a file never waits."""
+        need = int(json_bytes * OPENING_PER_BYTE)
+        if need > self.budget_bytes:
+            raise OverBudget(
+                f"opening this run needs about {need / MB:,.0f} MB, more than the server's "
+                f"whole memory budget ({self.budget_bytes / MB:,.0f} MB); ask the operator "
+                "to raise LENS_MEMORY_BUDGET_MB")
+
     def open(self, digest: str, read: Callable[[], bytes],
              build: Callable[[bytes], Run]) -> Run:
         """The open run of ``digest``; if not held, ``build(read())``.
 
         ``read()`` gives the file's JSON bytes (decompressed, within the
         app's own limit); the budget is checked against their opening peak
-        before anything is built. Opens run one at a time.
+        before anything is built. Opens run one at a time; a run already held
+        is handed back without waiting for them.
         """
-        with self._lock:
-            held = self._runs.get(digest)
-            if held is not None:
-                self._runs.move_to_end(digest)
-                return held.run
+        held = self._held(digest)
+        if held is not None:
+            return held
         with self._opening:
-            with self._lock:
-                held = self._runs.get(digest)
-                if held is not None:
-                    self._runs.move_to_end(digest)
-                    return held.run
+            held = self._held(digest)
+            if held is not None:
+                return held
             data = read()
-            with self._lock:
-                self._prune()
-                need = int(len(data) * OPENING_PER_BYTE)
-                self._make_room(need, what="opening this run")
-                self._reserved = need
+            try:
+                with self._lock:
+                    self._prune()
+                    need = int(len(data) * OPENING_PER_BYTE)
+                    self._make_room(need, what="opening this run")
+                    self._reserved = need
+            finally:
+                self._hand_back_released()
             try:
                 run = build(data)
             finally:
                 with self._lock:
                     self._reserved = 0
             with self._lock:
-                self._runs[digest] = _Entry(run, int(len(data) * RETAINED_PER_BYTE))
+                self._runs[digest] = _Entry(run, len(data))
             return run
 
-    def memo(self, digest: str, key: Any, build: Callable[[], Any]) -> Any:
-        """A value derived from the run ``digest``, built once and dropped with the run."""
+    def _held(self, digest: str) -> Run | None:
+        with self._lock:
+            held = self._runs.get(digest)
+            if held is None:
+                return None
+            self._runs.move_to_end(digest)
+            return held.run
+
+    def memo(self, digest: str, key: Any, build: Callable[[], Any], *,
+             per_json_byte: float = 0.0, with_runs: tuple[str, ...] = ()) -> Any:
+        """A value derived from the run ``digest`` (and from the runs
+        ``with_runs``, if any), built once and dropped with any of them.
+
+        It counts ``per_json_byte`` × the JSON size of the runs it comes from
+        against the budget (an estimate measured for each kind of value).
+        When even dropping the runs no session shows cannot make room for it,
+        or a run it comes from is no longer held, it is handed back without
+        being kept, and built again when asked.
+        """
         with self._lock:
             entry = self._runs.get(digest)
             if entry is not None and key in entry.memo:
                 return entry.memo[key]
         value = build()
-        if entry is not None:
+        try:
             with self._lock:
-                value = entry.memo.setdefault(key, value)
+                return self._keep_memo(digest, key, value, per_json_byte, with_runs)
+        finally:
+            self._hand_back_released()
+
+    def _keep_memo(self, digest: str, key: Any, value: Any, per_json_byte: float,
+                   with_runs: tuple[str, ...]) -> Any:
+        sources = [self._runs.get(d) for d in (digest, *with_runs)]
+        if None in sources:
+            return value
+        entry = sources[0]
+        if key in entry.memo:
+            return entry.memo[key]
+        cost = int(per_json_byte * sum(source.json_bytes for source in sources))
+        try:
+            self._make_room(cost, what="a view of this run", keep={digest, *with_runs})
+        except OverBudget:
+            return value
+        entry.memo[key], entry.memo_costs[key] = value, cost
+        if with_runs:
+            entry.memo_needs[key] = frozenset(with_runs)
         return value
 
     def holds_run(self, digest: str) -> bool:
@@ -253,8 +322,8 @@ class ServerStore(Generic[Run]):
         for digest in [d for d in self._blobs if d not in held]:
             del self._blobs[digest]
 
-    def _make_room(self, need: int, what: str) -> None:
-        shown = {lease.current for lease in self._leases.values()}
+    def _make_room(self, need: int, what: str, keep: set[str] = frozenset()) -> None:
+        shown = {lease.current for lease in self._leases.values()} | keep
         while True:
             usage = self._usage()
             if usage.used_bytes + self._reserved + need <= self.budget_bytes:
@@ -267,6 +336,20 @@ class ServerStore(Generic[Run]):
                     f"is in use by {usage.runs} open run(s) and uploads of {usage.sessions} "
                     "session(s); try again later, or ask the operator to raise "
                     "LENS_MEMORY_BUDGET_MB")
-            entry = self._runs.pop(spare)
-            if self._on_release is not None:
-                self._on_release(entry.run)
+            self._released.append(self._runs.pop(spare).run)
+            self._forget_built_from(spare)
+
+    def _forget_built_from(self, digest: str) -> None:
+        """Drop what other runs keep that was built from the run ``digest`` too."""
+        for entry in self._runs.values():
+            for key in [k for k, needs in entry.memo_needs.items() if digest in needs]:
+                entry.forget(key)
+
+    def _hand_back_released(self) -> None:
+        """Tell ``on_release`` of the runs dropped, outside the store's lock
+        (it may run the collector, and other sessions' steps need the lock)."""
+        with self._lock:
+            released, self._released = self._released, []
+        if self._on_release is not None:
+            for run in released:
+                self._on_release(run)

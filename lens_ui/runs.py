@@ -19,6 +19,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable
 
 import streamlit as st
 from streamlit import runtime
@@ -26,6 +27,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from recorders.evidence import EvidenceIndex, StepMap
 from recorders.loading import Recording, gunzip
+from recorders.precheck import precheck
 from recorders.projections import PROFILES, Projection
 from lens.arrows import ArrowDiagram
 from lens.run import OpenRun, ProfileViews, open_run as open_run_bytes
@@ -66,6 +68,11 @@ class RunChoice:
     def link_upload(self) -> str | None:
         """What ``?upload=`` carries: an upload's digest."""
         return self.digest if self.kind == UPLOAD else None
+
+    @property
+    def link_archive(self) -> str | None:
+        """What ``?archive=`` carries: ``<folder label>/<path in the folder>``."""
+        return self.name if self.kind == ARCHIVE else None
 
 
 def digest_of(data: bytes) -> str:
@@ -116,6 +123,15 @@ class LoadedRun:
         scope = self.run.scope(profile, path)
         return _step_map(self.choice.digest, profile, scope.path, self.run)
 
+    def derived(self, key: tuple, build: Callable[[], Any], *, per_json_byte: float,
+                with_runs: tuple[str, ...] = ()) -> Any:
+        """A value a page derives from this run (and from the runs of digests
+        ``with_runs``), kept in the server's store with the run: counted
+        against the budget as ``per_json_byte`` × the runs' JSON size, and
+        dropped when any of those runs is."""
+        return server_store().memo(self.choice.digest, key, build,
+                                   per_json_byte=per_json_byte, with_runs=with_runs)
+
     def step_counts(self) -> dict[str, int]:
         """Steps at the root under each profile, for the reference switch."""
         return {profile: len(self.scopes(profile).root().steps) for profile in PROFILES}
@@ -123,9 +139,15 @@ class LoadedRun:
 
 def open_run(choice: RunChoice, data: bytes) -> LoadedRun:
     """Open (or fetch from the store) a run. Raises RecordingError for a bad
-    file, and ``OverBudget`` when the server cannot hold it now."""
-    limit = server_limits().max_expanded_bytes
-    run = server_store().open(
+    file, and ``OverBudget`` when the server cannot hold it now.
+
+    What can be refused cheaply (too large expanded, broken gzip, not JSON,
+    more than the whole budget) is refused here, before the file queues
+    behind other sessions' opens."""
+    store, limit = server_store(), server_limits().max_expanded_bytes
+    if not store.holds_run(choice.digest):
+        store.refuse_if_never_fits(precheck(data, limit))
+    run = store.open(
         choice.digest,
         read=lambda: gunzip(data, limit) if data.startswith(_GZIP_MAGIC) else data,
         build=_open_kept)

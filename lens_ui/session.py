@@ -2,8 +2,9 @@
 
 Canonical values live under ``lens.*`` keys; widgets are seeded from them and
 write back through callbacks, so a value survives page switches and widget
-re-keying. The link (``?run=&step=&drill=&profile=``, or ``?upload=<sha256>``
-for an uploaded run) is read once, when the session starts, and written back
+re-keying. The link (``?run=&step=&drill=&profile=``, ``?upload=<sha256>``
+for an uploaded run, or ``?archive=<folder>/<path>`` for an archive run) is
+read once, when the session starts, and written back
 whenever the view moves. Nothing in a link can break the session: what cannot
 be read or honoured is said in a one-line notice and the rest still applies.
 """
@@ -16,8 +17,9 @@ import streamlit as st
 
 from recorders.projections import DEFAULT_PROFILE, PROFILES
 from recorders.run_step import RunStep
-from lens.link import LINK_KEYS, Link, link_params, parse_link
+from lens.link import ARCHIVE as ARCHIVE_KEY, LINK_KEYS, Link, link_params, parse_link
 from lens.scopes import ROOT, ScopeIndex, encode_path
+from lens_ui.archive_source import ArchiveLinkRefused, linked_archive_run
 from lens_ui.runs import RunChoice, sample_choice, server_store, session_id
 from lens_ui.samples import default_sample, sample_catalog
 
@@ -57,6 +59,11 @@ def start_session() -> None:
     st.session_state[PENDING_LINK] = link
     if link.upload is not None and _open_linked_upload(link.upload):
         return
+    if link.archive is not None and _open_linked_archive(link.archive):
+        return
+    if st.query_params.get_all(ARCHIVE_KEY):
+        # Not opened (or not readable): its step and scope were the archive run's.
+        st.session_state[PENDING_LINK] = None
     catalog = sample_catalog()
     name = link.run if link.run in catalog else default_sample(catalog)
     if link.run is not None and link.run not in catalog:
@@ -77,6 +84,20 @@ def _open_linked_upload(digest: str) -> bool:
     if held is None:
         return False
     st.session_state[RUN] = held.info
+    return True
+
+
+def _open_linked_archive(value: str) -> bool:
+    """Open the archive run a link names, if the server offers its folder and
+    indexed it as a run there; otherwise say why (False)."""
+    try:
+        linked = linked_archive_run(value)
+    except ArchiveLinkRefused as refused:
+        notice(str(refused))
+        return False
+    if linked.notice:
+        notice(linked.notice)
+    st.session_state[RUN] = linked.choice
     return True
 
 
@@ -250,6 +271,7 @@ def write_link(choice: RunChoice | None, path: tuple[str, ...] | None, index: in
     wanted: dict[str, str] = link_params(
         run=choice.link_name if choice else None,
         upload=choice.link_upload if choice else None,
+        archive=choice.link_archive if choice else None,
         step=index + 1 if index is not None and step_count else None,
         drill=encode_path(path) if path is not None else None,
         profile=current_profile(),

@@ -12,11 +12,14 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from recorders.errors import RecordingError
-from recorders.loading import Recording, load_path
-from recorders.projections import DEFAULT_PROFILE, PROFILES, build_projection
+from recorders.profiles import DEFAULT_PROFILE, PROFILES
+from recorders.values import decode_path
+
+if TYPE_CHECKING:
+    from recorders.loading import Recording
 
 EXIT_BAD_INPUT = 2
 
@@ -37,7 +40,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     steps = commands.add_parser("steps", help="RunSteps as {rootKind, steps}")
     steps.add_argument("file")
     steps.add_argument("--drill", default=None,
-                       help="subflow path to scope to, e.g. __root__/a/b")
+                       help="subflow path to scope to, its ids joined with '/', e.g. "
+                            "__root__/a/b; a '/' inside an id is written %%2F and a '%%' "
+                            "%%25, as in the app's drill= links (__root__/a%%2Fb is the "
+                            "subflow called 'a/b')")
     steps.add_argument("--raw", action="store_true",
                        help="every stored step, before the leaf/composition filter")
     steps.add_argument("--per-event", action="store_true",
@@ -57,6 +63,10 @@ COMMANDS = ("steps", "route", "info")
 
 def run_command(args: argparse.Namespace) -> Any:
     """The JSON output of one of :data:`COMMANDS` (raises RecordingError, UsageError)."""
+    # Imported here: the other commands of ``footprint-lens`` (e.g. ``archive``)
+    # start without the loader and the projections.
+    from recorders.loading import load_path
+
     recording = load_path(args.file)
     if args.command == "steps":
         return _steps(recording, args)
@@ -104,11 +114,13 @@ def write_json(output: Any) -> None:
 def _steps(recording: Recording, args: argparse.Namespace) -> dict[str, Any]:
     if args.per_event and args.profile != "reference":
         raise UsageError("--per-event replays the reference recorder; add --profile reference")
+    from recorders.projections import build_projection
+
     projection = build_projection(recording, args.profile, per_event=args.per_event)
     if args.raw:
         steps = projection.steps.raw_steps()
     else:
-        drill = [s for s in args.drill.split("/") if s] if args.drill else None
+        drill = [s for s in decode_path(args.drill) if s] if args.drill else None
         steps = projection.get_steps(drill)
     output: dict[str, Any] = {"rootKind": projection.root_kind,
                               "steps": [s.to_wire() for s in steps]}
@@ -118,6 +130,8 @@ def _steps(recording: Recording, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _route(recording: Recording, profile: str) -> dict[str, Any]:
+    from recorders.projections import build_projection
+
     projection = build_projection(recording, profile)
     output = projection.route.to_wire()
     if projection.notes:

@@ -149,6 +149,8 @@ class ScopeTracker:
         path_runs = self._open_by_path.get(run.path)
         if path_runs and run in path_runs:
             path_runs.remove(run)
+            if not path_runs:  # only open paths stay (owner_of_stage reads them all)
+                del self._open_by_path[run.path]
         return run
 
     def open_at(self, path: tuple[str, ...]) -> ScopeRun | None:
@@ -171,11 +173,22 @@ class ScopeTracker:
         """Owner of a flow event, from its path-prefixed runtimeStageId.
 
         Fork, decision and loop events often carry a root ``subflowPath`` even
-        when they fire deep inside; their stage id keeps the real prefix.
+        when they fire deep inside; their stage id keeps the real prefix. That
+        prefix is the subflow ids joined with "/", and an id may hold "/"
+        itself, so it is matched against the open scopes' own paths (the
+        longest whose ids, joined, begin it), never split into segments.
         """
         stage = runtime_stage_id.split("#", 1)[0]
-        segments = [s for s in stage.split("/")[:-1] if s]
-        return self.owner_of((ROOT_SUBFLOW_ID, *segments))
+        prefix = stage.rpartition("/")[0]
+        best, best_chars = None, -1
+        for path, runs in self._open_by_path.items():
+            if not runs or path[:1] != ROOT_PATH:
+                continue
+            text = "/".join(segment for segment in path[1:] if segment)
+            if len(text) > best_chars and (not text or prefix == text
+                                           or prefix.startswith(text + "/")):
+                best, best_chars = runs[-1], len(text)
+        return best if best is not None else self.ensure_root()
 
     def _info(self, path: tuple[str, ...], kind: str | None, subflow_id: str | None,
               name: str | None, parent: tuple[str, ...] | None) -> ScopeInfo:

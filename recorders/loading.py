@@ -635,26 +635,36 @@ def _validate_boundary(recording: Recording, where: str) -> BalanceReport:
     in the same pass (a pass of its own would read every event again)."""
     counts: Counter[str] = Counter()
     unknown: Counter[str] = Counter()
+    # A run repeats a few paths thousands of times: equal paths share one
+    # list, a fifth of a large log's memory. A path equal to one kept here
+    # is a list of strings already checked.
     paths: dict[tuple, list] = {}
     balance = BalanceTracker()
     for index, event in enumerate(recording.boundary_events):
-        balance.add(index, event)
         if not isinstance(event, dict):
             raise RecordingError(f"{where}[{index}]: expected an object, found {describe(event)}")
         kind = event.get("type")
         if not isinstance(kind, str):
             _field_problem(f"{where}[{index}]", "type", _STR, kind, "type" in event, None)
+        balance.add(index, event)
         counts[kind] += 1
         if kind not in KNOWN_BOUNDARY_TYPES:
             unknown[kind] += 1  # kept, counted, ignored by the projections
             continue
-        problem = _first_problem(event, _BOUNDARY_CHECKS[kind])
+        # The fields every event has, checked inline when all is well (the
+        # usual case); otherwise _first_problem finds what is wrong, in order.
+        path = event.get("subflowPath")
+        kept = _known_path(paths, path) if path.__class__ is list else None
+        ts = event.get("ts")
+        if kept is not None and event.get("runtimeStageId").__class__ is str and (
+                ts.__class__ is int or ts.__class__ is float):
+            fields = _BOUNDARY_FIELDS[kind]
+            problem = _first_problem(event, fields) if fields else None
+        else:
+            problem = _first_problem(event, _BOUNDARY_CHECKS[kind])
+            kept = paths.setdefault(tuple(path), path) if problem is None else None
         if problem is not None:
             _field_problem(f"{where}[{index}]", *problem, kind)
-        # A run repeats a few paths thousands of times: equal paths share one
-        # list (checked above: a list of strings), a fifth of a large log's memory.
-        path = event["subflowPath"]
-        kept = paths.setdefault(tuple(path), path)
         if kept is not path:
             event["subflowPath"] = kept
     recording.boundary_counts = dict(counts)
@@ -665,6 +675,7 @@ def _validate_boundary(recording: Recording, where: str) -> BalanceReport:
 def _validate_typed(recording: Recording, where: str) -> None:
     counts: Counter[str] = Counter()
     run_ids: dict[str, None] = {}
+    paths: dict[tuple, list] = {}  # paths found to be lists of strings
     for index, event in enumerate(recording.typed_events):
         if not isinstance(event, dict):
             raise RecordingError(f"{where}[{index}]: expected an object, found {describe(event)}")
@@ -680,10 +691,17 @@ def _validate_typed(recording: Recording, where: str) -> None:
             if not isinstance(run_id, str):
                 _field_problem(f"{where}[{index}].meta", "runId", _STR, run_id, True, kind)
             run_ids.setdefault(run_id)
-        problem = _first_problem(meta, _TYPED_META_FIELDS_FOR_STEPS if kind in _TYPED_META_FOR_STEPS
-                                 else _TYPED_META_FIELDS)
-        if problem is not None:
-            _field_problem(f"{where}[{index}].meta", *problem, kind)
+        # As for boundary events: the usual case inline, the rest found in order.
+        path = meta.get("subflowPath")
+        ts = meta.get("wallClockMs")
+        if not (meta.get("runtimeStageId").__class__ is str
+                and (ts.__class__ is int or ts.__class__ is float)
+                and (path is None or (path.__class__ is list
+                                      and _known_path(paths, path) is not None))):
+            problem = _first_problem(meta, _TYPED_META_FIELDS_FOR_STEPS
+                                     if kind in _TYPED_META_FOR_STEPS else _TYPED_META_FIELDS)
+            if problem is not None:
+                _field_problem(f"{where}[{index}].meta", *problem, kind)
         payload_fields = _TYPED_PAYLOAD_FIELDS.get(kind)
         if payload_fields:
             payload = event.get("payload")
@@ -697,6 +715,22 @@ def _validate_typed(recording: Recording, where: str) -> None:
     recording.typed_run_ids = list(run_ids)
     recording.unknown_typed_types = {k: v for k, v in counts.items()
                                      if k not in KNOWN_TYPED_TYPES}
+
+
+def _known_path(paths: dict[tuple, list], path: list) -> list | None:
+    """The list kept for a path equal to ``path`` (``path`` itself when it is the
+    first of its kind and a list of strings); None when it is not one."""
+    try:
+        kept = paths.get(tuple(path))
+    except TypeError:  # an unhashable segment: not a string
+        return None
+    if kept is not None:
+        return kept
+    for segment in path:
+        if not isinstance(segment, str):
+            return None
+    paths[tuple(path)] = path
+    return path
 
 
 def _first_problem(obj: dict, fields: tuple[tuple[str, str, bool], ...]

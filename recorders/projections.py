@@ -12,12 +12,11 @@ from typing import Protocol
 
 from recorders.lens_projection import lens_notes, lens_route, lens_run_steps, nested_skill_graphs
 from recorders.loading import Recording
+from recorders.profiles import DEFAULT_PROFILE, PROFILES  # defined apart; named here too
 from recorders.reference import reference_route, reference_run_steps
 from recorders.route_recorder import RouteRecorder
 from recorders.run_step import RunStep
 
-PROFILES = ("lens", "reference")
-DEFAULT_PROFILE = "lens"
 
 
 class StepSource(Protocol):

@@ -119,7 +119,7 @@ class RunStepRecorder:
         self._asks_emitted = False
         self._run_ids = RunIdObserver(self._reset_for_new_run)
         # A logged subflowPath -> the path its flow hook would see; a log
-        # repeats few paths, so each is joined and re-split once.
+        # repeats few paths, so each is worked out once.
         self._hook_paths: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._merge_arrows: dict[tuple[str, ...], tuple[Transition, ...]] = {}  # _merge_transitions
         # The slider steps under each path prefix for one root verdict, built
@@ -379,12 +379,14 @@ class RunStepRecorder:
 
     def _hook_path(self, logged_path: list[str]) -> tuple[str, ...]:
         """The subflow path a hook is told for a logged one: the segments below
-        the root, joined with "/" and split again (empty segments vanish)."""
+        the root, empty ones dropped. Each segment is kept whole: a subflow id
+        may hold "/", and splitting it would make ``step-reviewers/style``
+        the nested ``style`` of ``step-reviewers``."""
         key = tuple(logged_path)
         path = self._hook_paths.get(key)
         if path is None:
-            inner = "/".join(logged_path[1:]) if len(logged_path) > 1 else None
-            path = self._hook_paths[key] = path_from_context(inner)
+            path = self._hook_paths[key] = (ROOT_SUBFLOW_ID,
+                                            *(s for s in logged_path[1:] if s))
         return path
 
     def _replay_run_entry(self, event: dict) -> None:

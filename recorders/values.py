@@ -12,11 +12,13 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 from typing import Any, Container, Iterable, Iterator
 
 ROOT_SUBFLOW_ID = "__root__"
 # The root scope as a path (the first segment of every rooted subflow path).
 ROOT_PATH: tuple[str, ...] = (ROOT_SUBFLOW_ID,)
+PATH_SEPARATOR = "/"
 
 # A value turned into text is cut here when even JSON cannot write it whole.
 _REPR_LIMIT = 10_000
@@ -217,3 +219,25 @@ def nearest_known_prefix(path: tuple[str, ...], known: Container[tuple[str, ...]
         if path[:end] in known:
             return path[:end]
     return None
+
+
+_ESCAPES = {"%": "%25", "/": "%2F"}
+_UNESCAPES = {"%25": "%", "%2F": "/", "%2f": "/"}
+_ESCAPED = re.compile(r"%(?:25|2[Ff])")
+
+
+def encode_path(path: Iterable[str]) -> str:
+    """``("__root__", "a", "b")`` → ``"__root__/a/b"`` (the form used in links).
+
+    ``%`` and ``/`` inside a segment are escaped (``%25``, ``%2F``), so two
+    different paths never share a text: ``("__root__", "a/b")`` is
+    ``"__root__/a%2Fb"``. Paths without either character read as before.
+    """
+    return PATH_SEPARATOR.join(
+        segment.replace("%", _ESCAPES["%"]).replace("/", _ESCAPES["/"]) for segment in path)
+
+
+def decode_path(text: str) -> tuple[str, ...]:
+    """The inverse of :func:`encode_path` (any other ``%`` is taken literally)."""
+    return tuple(_ESCAPED.sub(lambda match: _UNESCAPES[match.group(0)], segment)
+                 for segment in text.split(PATH_SEPARATOR))

@@ -1,6 +1,7 @@
 """``streamlit run`` on a free local port, for the browser tests (and the
 browser benchmark, which imports it from here): started headless on 127.0.0.1 with no file watcher, ready
 once ``/_stcore/health`` answers ``ok``, stopped by its own process group.
+:class:`PeakMemory` samples its resident memory.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -97,3 +99,39 @@ class StreamlitServer:
             return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
         except OSError:
             return "(no log)"
+
+
+class PeakMemory:
+    """Peak resident memory of one process (the server), sampled from /proc
+    every ``interval_s`` while in the ``with`` block; :meth:`reset` starts a
+    new peak."""
+
+    def __init__(self, pid: int, interval_s: float = 0.1) -> None:
+        self.pid, self.interval_s, self.peak_bytes = pid, interval_s, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def resident_bytes(self) -> int:
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+        return 0
+
+    def reset(self) -> None:
+        self.peak_bytes = self.resident_bytes()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.peak_bytes = max(self.peak_bytes, self.resident_bytes())
+            except OSError:
+                return
+            self._stop.wait(self.interval_s)
+
+    def __enter__(self) -> PeakMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()

@@ -32,6 +32,7 @@ them (an ``llm_end`` completes its ``llm_start``'s call).
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
@@ -94,6 +95,14 @@ _NO_STAGES = StageEvents([], [])
 
 # Lines of a structured value written into its search text at the most.
 _SEARCH_LINES = 10_000
+
+# Before the first event no run is current (None is a run id: "not recorded").
+_NO_RUN = object()
+# Builds a Piece from its fields in order, skipping the keyword parsing of
+# ``Piece(...)``: one per injected piece of a long run.
+_new_piece = tuple.__new__
+# Whole numbers a float64 holds exactly print the same in JSON as in Python.
+_EXACT_INT = 2 ** 53
 
 
 def run_id(recording: Recording) -> str:
@@ -230,7 +239,7 @@ class _Builder:
         self.fatal: list[tuple[Any, str, int]] = []
         self.summary_only = 0
         self.no_text = 0
-        self.current_run: Any = None
+        self.current_run: Any = _NO_RUN
 
     # ── boundary pass (cross-references and stage positions) ──
     def scan_boundary(self, boundary: list) -> set[tuple[str, float]]:
@@ -284,8 +293,11 @@ class _Builder:
         """Hand an event to its handler; ``kind`` is its type with or without
         the ``agentfootprint.`` prefix (the handler table knows both)."""
         handler = _HANDLERS.get(kind)
-        run_id = _run_id_of(meta)
-        if run_id not in self.run_ids:
+        run_id = meta.get("runId")
+        if run_id is not None and run_id.__class__ is not str:
+            run_id = _run_id_of(meta)
+        # Runs change rarely: an equal id is already counted.
+        if run_id != self.current_run and run_id not in self.run_ids:
             self.run_ids[run_id] = None
         self.current_run = run_id
         if handler is None:
@@ -307,9 +319,16 @@ class _Builder:
         return ()
 
     def _scope_key(self, meta: dict, strip: frozenset[str] | None = None) -> ScopeKey:
-        path = self._path(meta)
-        if strip and path and path[-1] in strip:
-            path = path[:-1]
+        path = meta.get("subflowPath")
+        if path.__class__ is list or isinstance(path, list):
+            if path:
+                path = tuple(map(str, path))
+                if strip and path[-1] in strip:
+                    path = path[:-1]
+            else:
+                path = ()
+        else:
+            path = ()
         return (self.current_run, path)
 
     def _state(self, key: ScopeKey) -> _ScopeState:
@@ -348,11 +367,13 @@ class _Builder:
 
     # ── context ──
     def on_injected(self, position: int, p: dict, meta: dict) -> None:
+        # The most frequent event of a run: fields are checked inline and the
+        # piece is built once, its provenance already resolved.
         key = self._scope_key(meta, _CONTEXT_SEGMENTS)
-        state = self._state(key)
+        state = self.scopes.get(key) or self._state(key)
         missing: list[str] = []
-        slot = str_or_none(p.get("slot"))
-        if slot is None:
+        slot = p.get("slot")
+        if not isinstance(slot, str):
             missing.append("slot")
             slot = _slot_from_path(self._path(meta)) or "unknown"
         content = p.get("rawContent")
@@ -370,49 +391,64 @@ class _Builder:
                     missing.append("contentSummary")
                     content = None
                     self.no_text += 1
-        source = str_or_none(p.get("source"))
-        if source is None:
+        source = p.get("source")
+        if not isinstance(source, str):
+            source = None
             missing.append("source")
-        reason = str_or_none(p.get("reason"))
-        if reason is None:
+        reason = p.get("reason")
+        if not isinstance(reason, str):
+            reason = None
             missing.append("reason")
-        piece = Piece(slot=slot, source=source, source_id=str_or_none(p.get("sourceId")),
-                      role=str_or_none(p.get("asRole")), reason=reason, content=content,
-                      content_is_summary=summary_only,
-                      content_hash=str_or_none(p.get("contentHash")),
-                      position=int_or_none(p.get("position")),
-                      recency=str_or_none(p.get("asRecency")),
-                      event_index=position, ts=number_or_none(meta.get("wallClockMs")),
-                      missing=tuple(missing))
-        piece = self._linked(piece, key, state)
+        source_id = p.get("sourceId")
+        if not isinstance(source_id, str):
+            source_id = None
+        role = p.get("asRole")
+        if not isinstance(role, str):
+            role = None
+        content_hash = p.get("contentHash")
+        if not isinstance(content_hash, str):
+            content_hash = None
+        recency = p.get("asRecency")
+        if not isinstance(recency, str):
+            recency = None
+        tool_call = written_by = matches_output_of = None
+        from_user_prompt = False
+        if slot == MESSAGES:
+            tool_call, written_by, matches_output_of, from_user_prompt = self._provenance(
+                key, state, source, source_id, role, content, summary_only)
+        piece = _new_piece(Piece, (
+            slot, source, source_id, role, reason, content, summary_only, content_hash,
+            int_or_none(p.get("position")), recency, position,
+            number_or_none(meta.get("wallClockMs")), tuple(missing), tool_call, written_by,
+            matches_output_of, from_user_prompt))
         pending = state.pending.get(slot)
         if pending is None or pending.closed:
             pending = state.pending[slot] = _PendingSlot(slot)
         pending.pieces.append(piece)
-        if piece.content_hash is not None:
-            self.pieces_by_hash[(key, piece.content_hash)] = piece
+        if content_hash is not None:
+            self.pieces_by_hash[(key, content_hash)] = piece
 
-    def _linked(self, piece: Piece, key: ScopeKey, state: _ScopeState) -> Piece:
-        """``piece`` with its provenance: the tool call whose result it is, the
-        call that wrote it, or the prompt or earlier output it repeats."""
-        if piece.slot != MESSAGES:
-            return piece
-        if piece.is_tool_result and piece.source_id is not None:
-            tool = self.tools_by_scope_id.get((key, piece.source_id))
+    def _provenance(self, key: ScopeKey, state: _ScopeState, source: str | None,
+                    source_id: str | None, role: str | None, content: str | None,
+                    summary_only: bool) -> tuple[int | None, int | None, int | None, bool]:
+        """A message piece's links (``tool_call``, ``written_by``,
+        ``matches_output_of``, ``from_user_prompt``): the tool call whose result
+        it is, the call that wrote it, or the prompt or earlier output it repeats."""
+        if (source == "tool-result" or role == "tool") and source_id is not None:
+            tool = self.tools_by_scope_id.get((key, source_id))
             if tool is None:
-                tool = self.tools_by_run_id.get((key[0], piece.source_id))
-            return piece if tool is None else piece._replace(tool_call=tool.id)
-        if piece.content is None or piece.content_is_summary:
-            return piece
-        if piece.role == "assistant" or piece.source == "assistant":
-            return piece._replace(written_by=state.outputs.get(piece.content))
-        if piece.role == "user" or piece.source == "user":
+                tool = self.tools_by_run_id.get((key[0], source_id))
+            return (None if tool is None else tool.id), None, None, False
+        if content is None or summary_only:
+            return None, None, None, False
+        if role == "assistant" or source == "assistant":
+            return None, state.outputs.get(content), None, False
+        if role == "user" or source == "user":
             prompt = self.prompts_by_scope.get(key)
-            if prompt is not None and prompt == piece.content:
-                return piece._replace(from_user_prompt=True)
-            return piece._replace(matches_output_of=self.outputs_by_run.get(key[0], {})
-                                  .get(piece.content))
-        return piece
+            if prompt is not None and prompt == content:
+                return None, None, None, True
+            return None, None, self.outputs_by_run.get(key[0], {}).get(content), False
+        return None, None, None, False
 
     def on_slot_composed(self, position: int, p: dict, meta: dict) -> None:
         key = self._scope_key(meta, _CONTEXT_SEGMENTS)
@@ -510,11 +546,10 @@ class _Builder:
             user_prompt=state.turn.user_prompt if state.turn is not None else None,
             turn_index=state.turn.turn_index if state.turn is not None else None,
         )
-        missing = tuple(name for name, value in (
-            ("runtimeStageId", rid), ("model", call.model), ("provider", call.provider),
-            ("wallClockMs", call.ts_start)) if value is None)
-        if missing:
-            _fill(call, missing=missing)
+        if rid is None or call.model is None or call.provider is None or call.ts_start is None:
+            _fill(call, missing=tuple(name for name, value in (
+                ("runtimeStageId", rid), ("model", call.model), ("provider", call.provider),
+                ("wallClockMs", call.ts_start)) if value is None))
         if state.open_call is not None:
             self.anomalies.append(f"events[{position}]: a model call started in a scope whose "
                                   f"previous call (events[{state.open_call.start_event_index}]) "
@@ -530,11 +565,12 @@ class _Builder:
             if composition.origin != "fresh":
                 continue
             for piece in composition.pieces:
-                self._served_entry(piece, key, call.id)
+                if piece.content is not None:
+                    self._served_entry(piece, key, call.id)
 
     def _served_entry(self, piece: Piece, key: ScopeKey, call_id: int) -> None:
-        if piece.content is None:
-            return
+        """Count ``piece`` (which has text) as served to ``call_id``: one search
+        entry per distinct piece of a scope, listing every call it was served in."""
         piece_key = piece.key
         dedupe = (key, piece.slot, piece_key, piece.content)
         at = self.served.get(dedupe)
@@ -543,11 +579,12 @@ class _Builder:
             if piece.source_id:
                 label = f"{label} {piece.source_id}".strip()
             at = self.served[dedupe] = len(self.entries)
-            self.served_in[at] = []
+            self.served_in[at] = [call_id]
             self.entries.append(SearchEntry(
-                _SEARCH_KIND_OF_SLOT.get(piece.slot, "message"), piece.content, call=call_id,
-                event_index=piece.event_index, ts=piece.ts, label=label, tool=piece.tool_call))
-        self.served_in[at].append(call_id)
+                _SEARCH_KIND_OF_SLOT.get(piece.slot, "message"), piece.content, call_id,
+                piece.tool_call, piece.event_index, piece.ts, (), label))
+        else:
+            self.served_in[at].append(call_id)
         if piece.reason and piece.slot != MESSAGES:
             rkey = (key, piece.slot, piece_key, "reason", piece.reason)
             if rkey not in self.served:
@@ -598,8 +635,11 @@ class _Builder:
         asker = state.last_ended
         tcid = _tool_call_id(p.get("toolCallId"))
         name = str_or_none(p.get("toolName"))
-        missing = [field for field, value in (("toolCallId", tcid), ("toolName", name))
-                   if value is None]
+        missing = []
+        if tcid is None:
+            missing.append("toolCallId")
+        if name is None:
+            missing.append("toolName")
         if "args" not in p:
             missing.append("args")
         tool = ToolCall(
@@ -876,6 +916,12 @@ def _search_text(value: Any) -> str:
         return value
     if not isinstance(value, (dict, list)):
         return json_text(value)
+    if isinstance(value, dict) and len(value) <= _SEARCH_LINES:
+        # The usual tool arguments: one flat object, a line per member.
+        flat = [f"{k}: {_leaf_text(v)}" for k, v in value.items()
+                if not isinstance(v, (dict, list))]
+        if len(flat) == len(value):
+            return "\n".join(flat)
     lines: list[str] = []
     stack: list[tuple[str, Any]] = [("", value)]
     while stack and len(lines) < _SEARCH_LINES:
@@ -886,8 +932,25 @@ def _search_text(value: Any) -> str:
         elif isinstance(node, list):
             stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(node))))
         else:
-            lines.append(f"{path}: {json_text(node)}")
+            lines.append(f"{path}: {_leaf_text(node)}")
     return "\n".join(lines)
+
+
+def _leaf_text(value: Any) -> str:
+    """A JSON leaf as :func:`json_text` writes it, without calling the JSON
+    encoder for the common kinds (a tool's arguments are mostly such leaves)."""
+    kind = value.__class__
+    if kind is str:
+        return value
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int and -_EXACT_INT <= value <= _EXACT_INT:
+        return int.__repr__(value)
+    if kind is float and math.isfinite(value):
+        return float.__repr__(value)
+    return json_text(value)
 
 
 def _short_type(kind: str) -> str:

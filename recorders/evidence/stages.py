@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from recorders.values import number_or_none
+from recorders.values import is_number as _is_number, number_or_none
 
 
 @dataclass(frozen=True)
@@ -51,19 +51,20 @@ def stage_events(boundary_events: list, typed_events: list, shown_run: Any, *,
     boundary_at: dict[str, list[int]] = {}
     first_ts: dict[str, float] = {}
     started = ended = None
+    # Inlined checks: this runs once per event of both streams.
     for position, event in enumerate(boundary_events):
-        if not isinstance(event, dict):
+        if event.__class__ is not dict and not isinstance(event, dict):
             continue
         rid = event.get("runtimeStageId")
-        if not isinstance(rid, str):
+        if rid.__class__ is not str and not isinstance(rid, str):
             continue
         positions = boundary_at.get(rid)
         if positions is None:
             boundary_at[rid] = [position]
         else:
             positions.append(position)
-        ts = number_or_none(event.get("ts"))
-        if ts is None:
+        ts = event.get("ts")
+        if ts.__class__ is not int and ts.__class__ is not float and not _is_number(ts):
             continue
         if rid not in first_ts:
             first_ts[rid] = ts
@@ -76,10 +77,11 @@ def stage_events(boundary_events: list, typed_events: list, shown_run: Any, *,
     typed_at: dict[str, list[int]] = {}
     for position, event in enumerate(typed_events):
         meta = event.get("meta") if isinstance(event, dict) else None
-        if not isinstance(meta, dict):
+        if meta.__class__ is not dict and not isinstance(meta, dict):
             continue
         rid = meta.get("runtimeStageId")
-        if not isinstance(rid, str) or (several_runs and meta.get("runId") != shown_run):
+        if (rid.__class__ is not str and not isinstance(rid, str)) or (
+                several_runs and meta.get("runId") != shown_run):
             continue
         positions = typed_at.get(rid)
         if positions is None:

@@ -27,7 +27,7 @@ def configured(tmp_path, monkeypatch):
 
 def archive_page(app):
     app.run()
-    app.switch_page("pages/archive.py").run()
+    app.switch_page("pages/run_archive.py").run()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # the pass runs in a thread; the page reruns
         if any(c.value.startswith("Indexed ") for c in app.caption):
@@ -54,7 +54,7 @@ def test_folders_come_from_the_command_line_and_the_environment(tmp_path):
 def test_without_a_configured_folder_the_page_says_how_to_set_one(app, monkeypatch):
     monkeypatch.delenv("FOOTPRINT_LENS_ARCHIVE", raising=False)
     app.run()
-    app.switch_page("pages/archive.py").run()
+    app.switch_page("pages/run_archive.py").run()
     no_exception(app)
     assert any("--archive DIR" in i.value for i in app.info)
     assert not app.text_input  # no place to type a path
@@ -117,3 +117,30 @@ def test_a_path_outside_the_configured_folder_is_refused(configured):
         archive_choice("runs", "../cache/anything.json")
     with pytest.raises(KeyError):
         archive_choice("elsewhere", manifest()["files"][0]["file"])
+
+
+def test_the_table_is_paged_and_the_pages_cover_every_matching_run_once(
+        app, configured, monkeypatch):
+    from lens_ui import archive_page as page_module
+
+    facts = manifest()
+    total = len(facts["files"])
+    monkeypatch.setattr(page_module, "PAGE_ROWS", 20)
+    archive_page(app)
+    pages = -(-total // 20)
+    assert app.number_input(key=page_module.PAGE).max == pages
+    seen: list[str] = []
+    for number in range(1, pages + 1):
+        app.number_input(key=page_module.PAGE).set_value(number).run()
+        listed = app.dataframe[0].value
+        assert len(listed) == min(20, total - (number - 1) * 20)
+        first = (number - 1) * 20 + 1
+        assert matching(app).endswith(f"runs {first:,}–{first + len(listed) - 1:,} in this "
+                                      "order are listed")
+        seen.extend(listed["file"])
+    assert len(seen) == len(set(seen))
+    assert sorted(seen) == sorted(e["file"] for e in facts["files"])
+    # A filter that matches fewer runs goes back to a page that exists.
+    app.checkbox(key="lens.archive.failed").check().run()
+    failed = sum(1 for e in facts["files"] if e["failedToolCalls"])
+    assert len(app.dataframe[0].value) == min(20, failed)

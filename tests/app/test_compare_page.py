@@ -119,3 +119,20 @@ def test_hostile_strings_in_both_runs_are_shown_as_text():
     answers = [c.value for c in at.code]
     assert answer_b in answers  # B's answer, verbatim as text
     assert any("<script>alert(1)</script>" in value for value in answers)  # A's
+
+
+def test_the_comparison_is_kept_with_run_a_counted_and_goes_when_run_b_does():
+    from lens_ui.compare_view import COMPARISON_PER_JSON_BYTE
+    from lens_ui.runs import server_store
+
+    store = server_store()
+    at, (a, b) = _pair_uploads()
+    key = ("compared with", b.digest)
+    held = store._runs[a.digest]
+    assert key in held.memo
+    both = held.json_bytes + store._runs[b.digest].json_bytes
+    assert held.memo_costs[key] == int(COMPARISON_PER_JSON_BYTE * both)
+    with store._lock:  # run B is dropped (as room is made for another run)
+        store._runs.pop(b.digest)
+        store._forget_built_from(b.digest)
+    assert key not in held.memo and key not in held.memo_costs

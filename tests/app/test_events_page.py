@@ -108,3 +108,30 @@ def test_a_selected_event_links_to_the_step_that_holds_it(app):
     label = next(t.value for t in at.text if t.value.startswith("step "))
     # The tool ran after the step where the model asked for it (llm→tool, naming it).
     assert "llm→tool" in label and name in label, label
+
+
+def test_the_event_tables_are_kept_with_the_run_counted_and_dropped_with_it(app):
+    from lens_ui.events_page import PLACES_PER_JSON_BYTE, TABLES_PER_JSON_BYTE
+    from lens_ui.run_store import RETAINED_PER_BYTE
+    from lens_ui.runs import sample_choice, server_store
+
+    store = server_store()
+    digest = sample_choice(CASE)[0].digest
+    app.query_params["run"] = CASE
+    at = app.run()
+    held = store.usage().runs_bytes
+    at.switch_page("pages/raw_events.py").run()
+    no_exception(at)
+    json_bytes = store._runs[digest].json_bytes
+    kept = store.usage().runs_bytes - held
+    assert kept >= int(TABLES_PER_JSON_BYTE * json_bytes)
+    assert kept <= int((TABLES_PER_JSON_BYTE + PLACES_PER_JSON_BYTE) * json_bytes) + 1
+    assert ("event tables",) in store._runs[digest].memo
+    store.show(next(iter(store._leases)), None)  # no session shows it any more
+    store.budget_bytes = store.usage().used_bytes  # and the next open needs the room
+    try:
+        store.open("another", lambda: b"[]", lambda data: "another run")
+    finally:
+        store.budget_bytes = 1 << 40
+    assert not store.holds_run(digest) and store.holds_run("another")
+    assert store.usage().runs_bytes == int(len(b"[]") * RETAINED_PER_BYTE)  # tables went too

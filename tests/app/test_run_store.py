@@ -115,3 +115,107 @@ def test_an_upload_over_the_budget_is_refused():
     with pytest.raises(OverBudget):
         server.add_upload("a", "big", "big", b"x" * 101)
     assert server.session_uploads("a") == []
+
+
+def _in_thread(work):
+    """Run ``work`` in another thread; its result, or None if it is still waiting after 10 s."""
+    import threading
+
+    answer = []
+    thread = threading.Thread(target=lambda: answer.append(work()), daemon=True)
+    thread.start()
+    thread.join(timeout=10)
+    return answer[0] if answer else None
+
+
+def test_a_held_run_is_handed_back_while_another_run_is_being_opened():
+    import threading
+
+    server = store(10_000, live={"a", "b"})
+    server.open("held", lambda: b"x" * 10, lambda d: "held run")
+    building, finish = threading.Event(), threading.Event()
+
+    def slow_build(data):
+        building.set()
+        finish.wait(timeout=30)
+        return "slow run"
+
+    opener = threading.Thread(target=lambda: server.open("slow", lambda: b"y" * 10, slow_build))
+    opener.start()
+    try:
+        assert building.wait(timeout=10)
+        assert _in_thread(lambda: server.open("held", lambda: pytest.fail("read again"),
+                                              lambda d: pytest.fail("built again"))) == "held run"
+        assert _in_thread(server.usage) is not None
+    finally:
+        finish.set()
+        opener.join(timeout=10)
+    assert server.holds_run("slow")
+
+
+def test_a_dropped_run_is_handed_to_on_release_outside_the_stores_lock():
+    seen_from_another_thread = []
+
+    def on_release(run):
+        seen_from_another_thread.append(_in_thread(lambda: server.usage().runs))
+
+    server = ServerStore(int(100 * OPENING_PER_BYTE), lambda s: True, 60.0,
+                         on_release=on_release)
+    server.open("one", lambda: b"x" * 100, lambda d: "run one")
+    server.open("two", lambda: b"x" * 100, lambda d: "run two")
+    assert seen_from_another_thread == [0]  # the store answered while on_release ran
+
+
+def test_a_file_whose_opening_exceeds_the_whole_budget_is_refused_up_front():
+    server = store(int(1000 * OPENING_PER_BYTE))
+    server.refuse_if_never_fits(1000)
+    with pytest.raises(OverBudget, match="more than the server's whole memory budget"):
+        server.refuse_if_never_fits(1001)
+
+
+def test_a_derived_value_counts_against_the_budget_and_goes_with_its_run():
+    released = []
+    # Room for "one" and the opening of "two" only without the 50 bytes of the table.
+    server = store(int(100 * OPENING_PER_BYTE + 100 * RETAINED_PER_BYTE) + 49, live={"a"},
+                   released=released)
+    server.open("one", lambda: b"x" * 100, lambda d: "run one")
+    before = server.usage().runs_bytes
+    built = []
+    assert server.memo("one", ("table",), lambda: built.append(1) or "table",
+                       per_json_byte=0.5) == "table"
+    assert server.memo("one", ("table",), lambda: pytest.fail("built again"),
+                       per_json_byte=0.5) == "table"
+    assert server.usage().runs_bytes == before + 50 and built == [1]
+    server.show("a", "two")
+    server.open("two", lambda: b"x" * 100, lambda d: "run two")  # no room: "one" goes
+    assert released == ["run one"]
+    assert server.usage().runs_bytes == 100 * RETAINED_PER_BYTE
+    assert server.memo("one", ("table",), lambda: "rebuilt", per_json_byte=0.5) == "rebuilt"
+    assert server.usage().runs_bytes == 100 * RETAINED_PER_BYTE  # not kept without its run
+
+
+def test_a_value_built_from_two_runs_goes_when_either_goes():
+    server = store(100_000, live={"a"})
+    for digest in ("a-run", "b-run", "c-run"):
+        server.open(digest, lambda: b"x" * 100, lambda d, name=digest: name)
+    server.memo("a-run", ("compared with", "b-run"), lambda: "a vs b",
+                per_json_byte=1.0, with_runs=("b-run",))
+    assert server.usage().runs_bytes == 3 * 100 * RETAINED_PER_BYTE + 200
+    server.show("a", "a-run")
+    server.budget_bytes = server.usage().used_bytes  # the next open must drop runs not shown
+    server.open("d-run", lambda: b"x" * 100, lambda d: "d")
+    assert server.holds_run("a-run") and not server.holds_run("b-run")
+    assert server.usage().runs_bytes == 2 * 100 * RETAINED_PER_BYTE  # the comparison went too
+    assert server.memo("a-run", ("compared with", "b-run"), lambda: "again",
+                       per_json_byte=1.0, with_runs=("b-run",)) == "again"
+
+
+def test_a_derived_value_that_cannot_fit_is_handed_back_without_being_kept():
+    server = store(int(100 * OPENING_PER_BYTE), live={"a"})
+    server.open("one", lambda: b"x" * 100, lambda d: "run one")
+    server.show("a", "one")
+    before = server.usage().runs_bytes
+    assert server.memo("one", ("huge",), lambda: "huge", per_json_byte=100.0) == "huge"
+    assert server.usage().runs_bytes == before and server.holds_run("one")
+    assert server.memo("one", ("huge",), lambda: "built again", per_json_byte=100.0) \
+        == "built again"

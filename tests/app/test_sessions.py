@@ -209,3 +209,26 @@ def test_any_link_opens_a_working_session(params):
     move = "lens.previous" if at.button(key="lens.next").disabled else "lens.next"
     at.button(key=move).click().run()
     no_exception(at)
+
+
+def test_what_can_be_refused_cheaply_is_refused_while_another_run_is_being_opened(
+        app, monkeypatch):
+    from lens_ui.runs import server_store
+
+    monkeypatch.setenv("LENS_MAX_EXPANDED_MB", "1")
+    at = app.run()
+    before = caption(at)
+    queue = server_store()._opening  # held here as if another session's open were running
+    assert queue.acquire(timeout=10)
+    try:
+        for name, data, reason in [
+            ("bomb.json.gz", gzip.compress(b" " * (3 * 1024 * 1024) + b"{}"), "expands beyond"),
+            ("page.json", b"<html><script>alert(1)</script></html>", "not a recording"),
+            ("cut.json.gz", gzip.compress(FIRST)[:-8], "truncated"),
+        ]:
+            at.file_uploader(key=UPLOADER).set_value((name, data, "application/gzip")).run()
+            no_exception(at)
+            assert reason in at.error[0].value
+            assert caption(at) == before
+    finally:
+        queue.release()

@@ -141,3 +141,20 @@ def _hold_lock(db: str) -> None:
     pathlib.Path(db).with_suffix(".ready").write_text("ok")
     time.sleep(60)
     con.close()
+
+
+def test_the_command_line_starts_without_the_replay_compare_or_pandas():
+    # `footprint-lens archive runs` is a query a person waits for in a fresh
+    # process: the loader, projections, evidence index, compare and pandas
+    # are not imported until a command needs them.
+    import subprocess
+    import sys as _sys
+
+    heavy = ("recorders.loading", "recorders.projections", "recorders.evidence",
+             "lens.compare", "lens.run", "pandas", "streamlit", "plotly")
+    probe = ("import sys, lens.cli; "
+             f"print(','.join(m for m in {heavy!r} if m in sys.modules))")
+    found = subprocess.run([_sys.executable, "-c", probe], capture_output=True, text=True,
+                           timeout=120)
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.strip() == ""

@@ -57,7 +57,7 @@ def match_caption(lens: LensPage):
 
 
 def open_archive(lens: LensPage, total: int) -> None:
-    lens.page.goto("/archive")
+    lens.page.goto("/run_archive")
     lens.wait_idle(grace=0)
     expect(match_caption(lens)).to_contain_text(f"{total} of {total} runs match",
                                                 timeout=INDEX_TIMEOUT_MS)
@@ -89,6 +89,19 @@ def test_filter_to_failed_tools_and_open_one(lens):
     header = lens.page.locator('[data-testid="stMain"]').inner_text()
     assert opened[0]["file"] in header  # the run header names the archive file
     lens.screenshot("opened-in-run-page")
+
+    # Its link reopens it for someone else: a fresh browser context, same server.
+    expect(lens.page).to_have_url(re.compile(r"[?&]archive="))
+    link = lens.page.url
+    other = lens.page.context.browser.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        page = other.new_page()
+        page.goto(link)
+        page.locator('[data-testid="stMain"]').get_by_text(opened[0]["runId"]).first.wait_for(
+            timeout=INDEX_TIMEOUT_MS)
+        page.screenshot(path=str(lens.screenshot_dir / "archive-link-reopened.png"))
+    finally:
+        other.close()
 
 
 def test_pick_two_to_compare(lens):
