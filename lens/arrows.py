@@ -4,15 +4,25 @@ Built once per scope from that scope's steps. For slider position ``i``,
 :meth:`ArrowDiagram.lit` is every transition of step ``i`` (a fork or merge
 lights all its branches at once) and :meth:`ArrowDiagram.faint` every other
 actor pair that an earlier step already connected. Later steps are not drawn.
+
+Two things the steps alone do not show:
+
+- :attr:`ArrowDiagram.options`: the branches a decider could have taken, as the
+  recording's structure names them. A branch no decision of the scope chose is
+  marked not taken; when a decision names a branch the structure does not
+  list, nothing is inferred and every branch is shown as an ordinary one.
+- :attr:`ArrowDiagram.passes`: a Loop root (every step an iteration of one
+  body) is drawn as its passes rather than one box (see :class:`LoopPasses`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Container, Sequence
+from typing import Any, Callable, Container, Sequence
 
-from recorders.run_step import ACTOR_USER, RunStep, Transition
-from lens.actors import MODEL, TOOLS, Actor, actor_for
+from recorders.run_step import ACTOR_USER, DECIDE, ITERATION, RunStep, Transition
+from lens.actors import MODEL, TOOLS, Actor, actor_for, stage_base
+from lens.decider_branches import decider_branches
 
 Edge = tuple[str, str]  # (source actor key, target actor key)
 
@@ -37,11 +47,59 @@ class Arrow:
 
 
 @dataclass(frozen=True)
+class BranchOption:
+    """A branch of a decider in this scope that no step reaches."""
+
+    actor: Actor
+    decider: str  # the decider's actor key
+    chosen: str | None  # what the decider chose instead; None when the recording does not say
+
+    @property
+    def not_taken(self) -> bool:
+        return self.chosen is not None
+
+
+# Passes drawn at most at once around the current one. At 1280×720 the diagram
+# has about 390 px: five columns still keep a pass's number and the start of
+# its output readable.
+# With more passes, the current one and its two neighbours are shown (what fed
+# this pass, and what it fed), with a "+N" marker for each run of passes left
+# out; the first and last pass are one button away on the step controls.
+ALL_PASSES_UP_TO = 5
+PASSES_AROUND = 1
+
+
+@dataclass(frozen=True)
+class LoopPasses:
+    """A Loop root as its passes: step ``i`` is pass ``numbers[i]``."""
+
+    body: Actor  # the loop body the passes run
+    numbers: tuple[str, ...]  # the pass number of each step, as recorded
+    outputs: tuple[str | None, ...]  # each pass's output text, where the step carries it
+
+    def window(self, index: int) -> list[int | tuple[int, int]]:
+        """What to draw at step ``index``, left to right: a pass (its step
+        index) or a ``(first, last)`` run of passes left out."""
+        count = len(self.numbers)
+        if count <= ALL_PASSES_UP_TO:
+            return list(range(count))
+        first = min(max(index - PASSES_AROUND, 0), count - 1 - 2 * PASSES_AROUND)
+        last = first + 2 * PASSES_AROUND
+        shown: list[int | tuple[int, int]] = [(0, first - 1)] if first > 0 else []
+        shown += range(first, last + 1)
+        if last < count - 1:
+            shown.append((last + 1, count - 1))
+        return shown
+
+
+@dataclass(frozen=True)
 class ArrowDiagram:
     scope: tuple[str, ...]
     actors: tuple[Actor, ...]  # in order of first appearance
     step_arrows: tuple[tuple[Arrow, ...], ...]  # one entry per step of the scope
     first_seen: dict[Edge, int]  # the step index where each actor pair first connects
+    options: tuple[BranchOption, ...] = ()
+    passes: LoopPasses | None = None
 
     def __len__(self) -> int:
         return len(self.step_arrows)
@@ -58,7 +116,11 @@ class ArrowDiagram:
 
 
 def build_arrow_diagram(steps: Sequence[RunStep], scope: tuple[str, ...],
-                        scopes: Container[tuple[str, ...]]) -> ArrowDiagram:
+                        scopes: Container[tuple[str, ...]], structure: Any = None,
+                        pass_output: Callable[[RunStep], str | None] | None = None) -> ArrowDiagram:
+    """The diagram of ``steps`` seen from ``scope``; ``structure`` (the
+    recording's) names deciders' branches, ``pass_output`` reads a loop pass's
+    output from its step."""
     actors: dict[str, Actor] = {}
     first_seen: dict[Edge, int] = {}
     per_step: list[tuple[Arrow, ...]] = []
@@ -71,7 +133,55 @@ def build_arrow_diagram(steps: Sequence[RunStep], scope: tuple[str, ...],
             arrows.append(arrow)
             first_seen.setdefault(arrow.edge, index)
         per_step.append(tuple(arrows))
-    return ArrowDiagram(scope, _plain_names(list(actors.values())), tuple(per_step), first_seen)
+    options = _branch_options(steps, scope, scopes, structure, actors)
+    passes = _loop_passes(steps, per_step, actors, pass_output)
+    return ArrowDiagram(scope, _plain_names(list(actors.values())), tuple(per_step), first_seen,
+                        options, passes)
+
+
+def _branch_options(steps: Sequence[RunStep], scope: tuple[str, ...],
+                    scopes: Container[tuple[str, ...]], structure: Any,
+                    actors: dict[str, Actor]) -> tuple[BranchOption, ...]:
+    decisions = [(t.source, t.target) for step in steps if step.kind == DECIDE
+                 for t in step.transitions if t.via == "decision-branch"]
+    if not decisions or structure is None:
+        return ()
+    branches_of = decider_branches(structure)
+    options: dict[str, BranchOption] = {}
+    for decider, chosen in decisions:
+        branches = branches_of.get(stage_base(decider))
+        if not branches:
+            continue
+        taken = next((b for b in branches if chosen in b.aliases), None)
+        kind = taken.kind_of(chosen) if taken else None
+        decider_key = actor_for(decider, scope, scopes).key
+        for branch in branches:
+            if branch is taken:
+                continue
+            actor = actor_for(branch.named_like(kind), scope, scopes, is_branch=True)
+            if actor.key in actors:
+                continue  # a step reaches it
+            known = options.get(actor.key)
+            if known is None or (known.not_taken and taken is None):
+                # One decision that does not say what it chose is enough not to guess.
+                options[actor.key] = BranchOption(actor, decider_key, chosen if taken else None)
+    return tuple(options.values())
+
+
+def _loop_passes(steps: Sequence[RunStep], per_step: list[tuple[Arrow, ...]],
+                 actors: dict[str, Actor],
+                 pass_output: Callable[[RunStep], str | None] | None) -> LoopPasses | None:
+    # The lens projection's Loop row: every step one pass of the same body. The
+    # reference projection interleaves its iteration marks (often an Agent's
+    # own loop) with handoffs; those keep the one node and its loop mark.
+    if not steps or any(step.kind != ITERATION for step in steps):
+        return None
+    bodies = {arrow.source for arrows in per_step for arrow in arrows if arrow.is_loop}
+    if len(bodies) != 1 or any(len(arrows) != 1 or not arrows[0].is_loop for arrows in per_step):
+        return None
+    numbers = tuple(_pass_number(step, number) for number, step in enumerate(steps))
+    outputs = tuple(pass_output(step) if pass_output else None for step in steps)
+    return LoopPasses(actors[bodies.pop()], numbers, outputs)
 
 
 def _plain_names(actors: list[Actor]) -> tuple[Actor, ...]:
@@ -92,3 +202,10 @@ def _actor(endpoint: str, transition: Transition, scope: tuple[str, ...],
     actor = actor_for(endpoint, scope, scopes, is_branch=is_branch)
     # The first sighting names the actor; later endpoints of the same actor reuse it.
     return actors.setdefault(actor.key, actor)
+
+
+def _pass_number(step: RunStep, position: int) -> str:
+    index = (step.meta or {}).get("index")
+    if isinstance(index, int) and not isinstance(index, bool):
+        return str(index)
+    return str(position + 1)

@@ -33,7 +33,12 @@ from recorders.projections import DEFAULT_PROFILE, PROFILES, Projection, build_p
 from recorders.run_step import RunStep
 from lens.arrows import ArrowDiagram, build_arrow_diagram
 from lens.scopes import Scope, ScopeIndex
+from lens.step_detail import pass_output
 from lens.step_places import ScopedSteps, StepPlace, StepPlaces
+from lens.text import clipped_json
+
+# A pass's output is shown in its node's hover: more than this is read in the step detail.
+PASS_OUTPUT_CHARS = 400
 
 __all__ = ["OpenRun", "ProfileViews", "open_run", "PROFILES", "DEFAULT_PROFILE"]
 
@@ -125,7 +130,14 @@ class OpenRun:
         """The actor-arrow diagram of the scope at ``path`` (the root if none)."""
         scopes = self.scopes(profile)
         scope = scopes.get(path) or scopes.root()
-        return build_arrow_diagram(scope.steps, scope.path, scopes)
+        return build_arrow_diagram(scope.steps, scope.path, scopes, self.recording.structure,
+                                   pass_output=self._pass_output)
+
+    def _pass_output(self, step: RunStep) -> str | None:
+        output = pass_output(step, self.evidence)
+        if output is None:
+            return None
+        return output if isinstance(output, str) else clipped_json(output, PASS_OUTPUT_CHARS)
 
 
 def open_run(data: bytes, timings: dict[str, float] | None = None) -> OpenRun:

@@ -160,6 +160,16 @@ def merged_result(step: RunStep, evidence: EvidenceIndex) -> Any:
     return None
 
 
+def pass_output(step: RunStep, evidence: EvidenceIndex) -> Any:
+    """What a loop pass produced: the payload of its subflow's exit (its
+    ``answer`` when it has one), or None when the recording carries none."""
+    exits = evidence.stages.boundary_events_at(step.runtime_stage_id, "subflow.exit")
+    output = exits[0].get("payload") if exits else None
+    if isinstance(output, dict) and "answer" in output:
+        output = output["answer"]
+    return output
+
+
 def step_caption(step: RunStep, index: int, total: int, evidence: EvidenceIndex) -> str:
     """``step 7 of 19 · llm→tool · lookup_order`` (1-based, for people)."""
     parts = [f"step {index + 1} of {total}", step.label]
@@ -204,10 +214,7 @@ def describe_step(step: RunStep, evidence: EvidenceIndex) -> StepDetail:
         meta = step.meta or {}
         facts = [Fact("pass", _text(meta.get("index", step.label))),
                  Fact("loops back to", _text(meta.get("target", "")))]
-        exits = evidence.stages.boundary_events_at(step.runtime_stage_id, "subflow.exit")
-        output = exits[0].get("payload") if exits else None
-        if isinstance(output, dict) and "answer" in output:
-            output = output["answer"]
+        output = pass_output(step, evidence)
         texts = (TextValue("This pass's output", display_text(output)),) if output is not None else ()
         absent = () if texts else ("the recording carries no output for this pass",)
         return StepDetail(heading, tuple(facts) + base, texts, absent=absent, **common)

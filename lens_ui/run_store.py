@@ -11,9 +11,9 @@ against one budget, in bytes:
   :data:`OPENING_PER_BYTE` × (measured peak 6.2× to 7.0×), so opening is
   refused up front when it cannot fit, rather than after the memory is spent;
 - what pages derive from a run and keep (:meth:`ServerStore.memo`: event
-  tables, likely causes, a comparison of two runs…) counts an estimate per
-  byte of JSON measured for its kind, and goes when its run (or any other run
-  it was built from) goes;
+  tables, a scope's steps and diagram, the timeline, likely causes, a
+  comparison of two runs…) counts an estimate per byte of JSON measured for
+  its kind, and goes when its run (or any other run it was built from) goes;
 - uploaded bytes count their length.
 
 Only one run is opened at a time, so two opening peaks never stack. A run

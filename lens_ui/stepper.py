@@ -184,8 +184,9 @@ def _steps(run: LoadedRun, profile: str, scope: Scope, index: int) -> None:
     with diagram_column:
         with guarded_panel("diagram"):
             figure = view.figure
-            # A deep diagram is drawn smaller rather than pushed below the fold.
-            height = min(figure.layout.height or DIAGRAM_MAX_HEIGHT, DIAGRAM_MAX_HEIGHT)
+            # Drawn at the height the layout computed: squeezed, its labels would
+            # overlap (the layout keeps a diagram of few rows short itself).
+            height = figure.layout.height or DIAGRAM_MAX_HEIGHT
             st.plotly_chart(figure, key=diagram_key(scope.path, _generation()),
                             on_select="rerun", selection_mode="points", config=PLOT_CONFIG,
                             height=height)

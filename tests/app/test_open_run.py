@@ -123,3 +123,16 @@ def test_a_clean_run_says_nothing_is_missing(app):
     at = app.run()
     assert any(s.value.startswith("Health: nothing missing") for s in at.success)
     assert not at.warning
+
+
+def test_every_view_the_run_page_keeps_is_counted_against_the_budget(app):
+    from lens_ui.runs import sample_choice, server_store
+
+    app.query_params["run"] = DEFAULT
+    at = app.run()
+    at.button(key="lens.next").click().run()
+    no_exception(at)
+    held = server_store()._runs[sample_choice(DEFAULT)[0].digest]
+    assert held.memo, "the run page keeps the views it built"
+    uncounted = [key for key in held.memo if held.memo_costs.get(key, 0) <= 0]
+    assert uncounted == []

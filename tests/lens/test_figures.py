@@ -45,8 +45,16 @@ def arrows_in(figure, colour: str) -> list[tuple[tuple[float, float], tuple[floa
 
 
 def texts_in(figure, colour: str) -> list[str]:
-    return [text for trace in figure.data if trace.mode in ("text", "markers+text")
-            and trace.textfont.color == colour for text in trace.text]
+    """Texts drawn in ``colour`` (a trace's colour may be one, or one per text)."""
+    found = []
+    for trace in figure.data:
+        if trace.mode not in ("text", "markers+text"):
+            continue
+        colours = trace.textfont.color
+        if isinstance(colours, str) or colours is None:
+            colours = [colours] * len(trace.text)
+        found += [text for text, drawn in zip(trace.text, colours) if drawn == colour]
+    return found
 
 
 def test_the_step_arrow_is_lit_and_points_from_its_source_to_its_target():
