@@ -95,7 +95,9 @@ def test_the_panel_shows_the_final_calls_served_context_without_errors():
     assert "PaymentGatewayTimeout: POST /v2/refunds timed out after 30000 ms (req id rf_8842)" \
         in codes
     assert any(c.startswith("Your refund of $129.99") for c in codes)
-    assert [t.label for t in at.tabs][:3] == ["System prompt", "Messages", "Tools"]
+    [slots] = at.button_group  # the slot switch (lens_ui/view_switch.py)
+    assert list(slots.proto.options[i].content for i in range(3)) == [
+        "System prompt", "Messages", "Tools"]
 
 
 def test_a_provenance_link_moves_the_slider_to_the_call_that_asked_for_the_tool():
