@@ -39,6 +39,15 @@ class StepView:
         self._profile = profile
         self._diagram = diagram
 
+    def build_rest(self) -> None:
+        """Build the headline, the detail and the figure now. A part that fails
+        is left unbuilt: reading it raises again, where the page draws it."""
+        for part in ("headline", "detail", "figure"):
+            try:
+                getattr(self, part)
+            except Exception:  # noqa: BLE001 (raised again when the part is read)
+                continue
+
     @cached_property
     def caption(self) -> str:
         """``step 6 of 10 · llm→tool · issue_refund``"""

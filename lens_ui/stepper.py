@@ -188,12 +188,15 @@ def _steps(run: LoadedRun, profile: str, scopes: ScopeIndex, scope: Scope, index
     view = step_view(run.run, profile, scope, index, diagram=run.diagram(profile, scope.path))
     # Sent before everything above and below it: the browser applies what the
     # server sends in order, so the step's label shows after a handful of small
-    # messages instead of after the breadcrumb, switch and controls. The parts
-    # below are built as they are drawn (lens.step_view), after the label is sent.
+    # messages instead of after the breadcrumb, switch and controls.
     st.text(view.caption)
     _top(top, scopes, scope)
     with controls:
         _controls(len(steps), index, slider_key)
+    # Then the rest is built before any of it is drawn: while the server builds
+    # it, the browser has time to show the label alone, instead of in the same
+    # render as the diagram and the detail.
+    view.build_rest()
     with guarded_panel("step headline"), st.container(key="lens-step-headline"):
         # Plain text, not Markdown: the sentence quotes recording text (a URL
         # in it would be autolinked even with every character escaped).
