@@ -9,7 +9,7 @@ by code (before the control is drawn, or in a callback)."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import streamlit as st
 
@@ -27,8 +27,12 @@ def current_view(views: Sequence[str], key: str) -> str:
     return st.session_state[key]
 
 
-def view_switch(label: str, views: Sequence[str], key: str) -> str:
-    """Draw the switch and return the chosen view (see :func:`current_view`)."""
+def view_switch(label: str, views: Sequence[str], key: str,
+                shown_as: Mapping[str, str] | None = None) -> str:
+    """Draw the switch and return the chosen view (see :func:`current_view`);
+    ``shown_as`` gives a view a shorter name on its button."""
     chosen = current_view(views, key)
-    st.segmented_control(label, list(views), key=key, label_visibility="collapsed")
+    names = shown_as or {}
+    st.segmented_control(label, list(views), key=key, label_visibility="collapsed",
+                         format_func=lambda view: names.get(view, view))
     return chosen
