@@ -59,7 +59,7 @@ def run_view(run: LoadedRun, profile: str) -> None:
         _steps(run, profile, scopes, scope, index, top)
         session.write_link(run.choice, path, index, len(scope.steps))
         return
-    _top(top, scopes, scope)
+    _breadcrumb_and_switch(top, scopes, scope)
     if view == TIMELINE_TAB:
         with guarded_panel("timeline"):
             timeline_panel(run, profile, scope.path, index)
@@ -131,7 +131,7 @@ def _custom_text(point: object) -> str:
 # ─── breadcrumb ────────────────────────────────────────────────────────
 
 
-def _top(top: DeltaGenerator, scopes: ScopeIndex, scope: Scope) -> None:
+def _breadcrumb_and_switch(top: DeltaGenerator, scopes: ScopeIndex, scope: Scope) -> None:
     with top:
         _breadcrumb(scopes, scope)
         view_switch("View", VIEWS, TAB)
@@ -177,7 +177,7 @@ def _steps(run: LoadedRun, profile: str, scopes: ScopeIndex, scope: Scope, index
            top: DeltaGenerator) -> None:
     steps = scope.steps
     if not steps:
-        _top(top, scopes, scope)
+        _breadcrumb_and_switch(top, scopes, scope)
         st.info("This scope has no steps in this projection.", icon=":material/info:")
         return
     slider_key = f"lens.slider.{_short_hash(run.choice.key, profile, encode_path(scope.path))}"
@@ -190,7 +190,7 @@ def _steps(run: LoadedRun, profile: str, scopes: ScopeIndex, scope: Scope, index
     # server sends in order, so the step's label shows after a handful of small
     # messages instead of after the breadcrumb, switch and controls.
     st.text(view.caption)
-    _top(top, scopes, scope)
+    _breadcrumb_and_switch(top, scopes, scope)
     with controls:
         _controls(len(steps), index, slider_key)
     # Then the rest is built before any of it is drawn: while the server builds
