@@ -190,13 +190,13 @@ def _steps(run: LoadedRun, profile: str, scopes: ScopeIndex, scope: Scope, index
     # server sends in order, so the step's label shows after a handful of small
     # messages instead of after the breadcrumb, switch and controls.
     st.text(view.caption)
+    # Then the rest of the step is built before anything more is drawn: while
+    # the server builds it, the browser has the label alone to show, instead of
+    # showing it in the same render as the controls, the diagram and the detail.
+    view.build_rest()
     _breadcrumb_and_switch(top, scopes, scope)
     with controls:
         _controls(len(steps), index, slider_key)
-    # Then the rest is built before any of it is drawn: while the server builds
-    # it, the browser has time to show the label alone, instead of in the same
-    # render as the diagram and the detail.
-    view.build_rest()
     with guarded_panel("step headline"), st.container(key="lens-step-headline"):
         # Plain text, not Markdown: the sentence quotes recording text (a URL
         # in it would be autolinked even with every character escaped).
