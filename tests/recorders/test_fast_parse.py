@@ -127,7 +127,7 @@ def test_a_malformed_unread_member_is_refused_with_a_clear_message(literal):
 def test_a_risky_number_across_the_number_scans_slices_is_still_seen(monkeypatch, literal):
     # The scan reads the file in slices; a number cut by a slice's end must
     # be found whole, wherever the cut falls in it.
-    monkeypatch.setattr(fast_parse, "_NUMBER_SLICE", 64)
+    monkeypatch.setattr(fast_parse, "_SLICE", 64)
     data = _with_member("executionTree", literal)
     at = data.index(literal.encode())
     for shift in range(64):
