@@ -50,12 +50,13 @@ class RunFilter:
         if self.failed_tools_only:
             clauses.append("failed_tool_calls > 0")
         if self.text.strip():
-            pattern = "%" + _like_escaped(self.text.strip()) + "%"
+            # A plain substring test of lowered text: no pattern characters to
+            # escape, and several times faster than ILIKE with ESCAPE.
             clauses.append(
-                "(user_message ILIKE ? ESCAPE '\\' OR final_answer ILIKE ? ESCAPE '\\' "
-                "OR error ILIKE ? ESCAPE '\\' OR file IN (SELECT file FROM tool_calls "
-                "WHERE error AND result_text ILIKE ? ESCAPE '\\'))")
-            params.extend([pattern] * 4)
+                "(contains(lower(user_message), ?) OR contains(lower(final_answer), ?) "
+                "OR contains(lower(error), ?) OR file IN (SELECT file FROM tool_calls "
+                "WHERE error AND contains(lower(result_text), ?)))")
+            params.extend([self.text.strip().lower()] * 4)
         if self.since is not None:
             clauses.append("started_at >= ?")
             params.append(dt.datetime.combine(self.since, dt.time.min))
@@ -79,10 +80,6 @@ def page_sql(run_filter: RunFilter, limit: int, offset: int = 0) -> tuple[str, l
 def count_sql(run_filter: RunFilter) -> tuple[str, list[Any]]:
     where, params = run_filter.where()
     return f"SELECT count(*) FROM runs WHERE {where}", params
-
-
-def _like_escaped(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def runs_over_time_sql(run_filter: RunFilter) -> tuple[str, list[Any]]:

@@ -63,3 +63,25 @@ def test_chart_labels_from_recordings_are_escaped():
     figure = archive_charts.tokens_by_agent([{"agent": "<b>a</b>", "input_tokens": 1,
                                               "output_tokens": 2, "runs": 1}])
     assert all("<b>" not in y for trace in figure.data for y in trace.y)
+
+
+def test_text_search_ignores_case_and_takes_wildcards_literally(indexed_sample, facts):
+    _, db, _ = indexed_sample
+    entry = next(e for e in facts["files"] if len(e.get("userMessage") or "") > 20)
+    words = entry["userMessage"][:20].swapcase()
+
+    def found(text: str) -> set[str]:
+        return {r["file"] for r in rows(db, page_sql(RunFilter(text=text), 1000))}
+
+    def containing(text: str) -> set[str]:
+        needle = text.lower()
+        return {e["file"] for e in facts["files"]
+                if any(needle in (e.get(k) or "").lower()
+                       for k in ("userMessage", "finalAnswer"))}
+
+    assert entry["file"] in found(words)
+    assert containing(words) <= found(words)
+    # "_" and "%" are characters to find, not patterns matching anything.
+    assert containing("_") <= found("_")
+    assert found("%_%") == set()
+    assert len(found("_")) < len(facts["files"])
