@@ -20,10 +20,12 @@ import duckdb
 from archive.errors import ArchiveError
 
 
-def default_db_path(root: str | os.PathLike) -> Path:
-    """Where the index of folder ``root`` lives unless ``--db`` says otherwise."""
+def default_db_path(root: str | os.PathLike, cache: str | os.PathLike | None = None) -> Path:
+    """Where the index of folder ``root`` lives unless ``--db`` says otherwise
+    (``cache``: the cache folder a server started with its own
+    ``FOOTPRINT_LENS_CACHE`` will use)."""
     folder = os.path.abspath(os.fspath(root))
-    base = os.environ.get("FOOTPRINT_LENS_CACHE")
+    base = os.fspath(cache) if cache is not None else os.environ.get("FOOTPRINT_LENS_CACHE")
     if not base:
         cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
         base = os.path.join(cache, "footprint-lens")
