@@ -73,7 +73,7 @@ def dask_vs_one_process(sample: Path, work: Path, copies: int, repeat: int) -> d
     the Dask side as Parquet datasets). The cluster is already running and both
     sides are warm (one unmeasured pass each over the sample), as a long-lived
     cluster is: worker start-up and first imports are not counted."""
-    from distributed import LocalCluster
+    from distributed import Client, LocalCluster
 
     from archive.cluster import index_to_parquet
 
@@ -93,17 +93,43 @@ def dask_vs_one_process(sample: Path, work: Path, copies: int, repeat: int) -> d
 
         index_folder(sample, fresh("warm.duckdb"))  # imports and caches warm
         index_to_parquet(sample, fresh("warm-pq").as_uri(), address)  # the workers' too
-        times = side_by_side({
-            "one process (embedded)": lambda: index_folder(folder, fresh("one.duckdb")),
-            "dask, 2 workers": lambda: index_to_parquet(folder, fresh("pq").as_uri(), address),
-        }, repeat)
+        with Client(address, set_as_default=False) as watcher:
+            cpu: dict[str, list[float]] = {"one process (embedded)": [], "dask, 2 workers": []}
+
+            def with_cpu(name: str, work):
+                def run():
+                    workers = sum(watcher.run(_own_cpu_s).values())
+                    here = time.process_time()
+                    value = work()
+                    cpu[name].append(time.process_time() - here
+                                     + sum(watcher.run(_own_cpu_s).values()) - workers)
+                    return value
+                return run
+
+            times = side_by_side({
+                "one process (embedded)": with_cpu(
+                    "one process (embedded)", lambda: index_folder(folder, fresh("one.duckdb"))),
+                "dask, 2 workers": with_cpu(
+                    "dask, 2 workers",
+                    lambda: index_to_parquet(folder, fresh("pq").as_uri(), address)),
+            }, repeat)
     one_times, two_times = times["one process (embedded)"], times["dask, 2 workers"]
     one, two = median(one_times), median(two_times)
     return {"files": count, "bytes": sum(p.stat().st_size for p in folder.rglob("*.json")),
             "one_process_s": one, "dask_two_workers_s": two, "speedup": one / two,
             "speedup_median_per_round": ratios(one_times, two_times)["median_per_round"],
             "runs": {k: [round(v, 3) for v in vs] for k, vs in times.items()},
+            # CPU seconds of a pass: this process (with the scheduler's thread and
+            # DuckDB's) plus both workers; the workers idle between passes.
+            "cpu_median_s": {k: round(median(v), 3) for k, v in cpu.items()},
+            "cpu_runs_s": {k: [round(x, 3) for x in v] for k, v in cpu.items()},
             "load_average_before": load_before, "load_average_after": os.getloadavg()}
+
+
+def _own_cpu_s() -> float:
+    """CPU seconds of the calling process (run on each worker)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def synthetic(sample: Path, work: Path, runs: int, repeat: int,
