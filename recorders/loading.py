@@ -691,17 +691,20 @@ def _validate_typed(recording: Recording, where: str) -> None:
             if not isinstance(run_id, str):
                 _field_problem(f"{where}[{index}].meta", "runId", _STR, run_id, True, kind)
             run_ids.setdefault(run_id)
-        # As for boundary events: the usual case inline, the rest found in order.
+        # As for boundary events: the usual case inline, the rest found in
+        # order; and, as there, equal paths end up sharing one list.
         path = meta.get("subflowPath")
+        kept = _known_path(paths, path) if path.__class__ is list else None
         ts = meta.get("wallClockMs")
         if not (meta.get("runtimeStageId").__class__ is str
                 and (ts.__class__ is int or ts.__class__ is float)
-                and (path is None or (path.__class__ is list
-                                      and _known_path(paths, path) is not None))):
+                and (path is None or kept is not None)):
             problem = _first_problem(meta, _TYPED_META_FIELDS_FOR_STEPS
                                      if kind in _TYPED_META_FOR_STEPS else _TYPED_META_FIELDS)
             if problem is not None:
                 _field_problem(f"{where}[{index}].meta", *problem, kind)
+        if kept is not None and kept is not path:
+            meta["subflowPath"] = kept
         payload_fields = _TYPED_PAYLOAD_FIELDS.get(kind)
         if payload_fields:
             payload = event.get("payload")

@@ -122,6 +122,20 @@ def test_a_malformed_unread_member_is_refused_with_a_clear_message(literal):
     assert any(word in message for word in ("too large", "not valid", "not standard"))
 
 
+@pytest.mark.parametrize("literal", ["1e400", "1E+308", "2e-0400", "9" * 4301, "7" * 301],
+                         ids=_short)
+def test_a_risky_number_across_the_number_scans_slices_is_still_seen(monkeypatch, literal):
+    # The scan reads the file in slices; a number cut by a slice's end must
+    # be found whole, wherever the cut falls in it.
+    monkeypatch.setattr(fast_parse, "_SLICE", 64)
+    data = _with_member("executionTree", literal)
+    at = data.index(literal.encode())
+    for shift in range(64):
+        padded = data[:at] + b" " * shift + data[at:]
+        assert not _taken(padded), shift
+        _assert_same(padded)
+
+
 def test_numbers_decode_as_the_json_module_decodes_them():
     rnd = random.Random(15)
     literals = []

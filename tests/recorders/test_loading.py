@@ -215,3 +215,18 @@ def test_input_is_not_mutated_by_loading():
     before = copy.deepcopy(document)
     load_recording(_bytes(document))
     assert document == before
+
+
+def test_equal_paths_share_one_list_and_keep_their_content():
+    # A long run repeats a few subflow paths in every event: the loader keeps
+    # one list per distinct path (memory, and fewer objects for the
+    # collector to walk), in both streams, without changing any event.
+    document = _corpus("large-agent-300-tool-calls")
+    recording = load_recording(_bytes(document))
+    assert recording.typed_events == document["events"]
+    for events, path_of in ((recording.typed_events, lambda e: e["meta"].get("subflowPath")),
+                            (recording.boundary_events, lambda e: e.get("subflowPath"))):
+        paths = [path_of(e) for e in events if isinstance(path_of(e), list)]
+        distinct = {tuple(p) for p in paths}
+        assert len(paths) > 10 * len(distinct)
+        assert len({id(p) for p in paths}) == len(distinct)
