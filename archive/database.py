@@ -20,13 +20,15 @@ import duckdb
 from archive.errors import ArchiveError
 
 
-def default_db_path(root: str | os.PathLike) -> Path:
-    """Where the index of folder ``root`` lives unless ``--db`` says otherwise."""
+def default_db_path(root: str | os.PathLike, cache: str | os.PathLike | None = None) -> Path:
+    """Where the index of folder ``root`` lives unless ``--db`` says otherwise
+    (``cache``: the cache folder a server started with its own
+    ``FOOTPRINT_LENS_CACHE`` will use)."""
     folder = os.path.abspath(os.fspath(root))
-    base = os.environ.get("FOOTPRINT_LENS_CACHE")
+    base = os.fspath(cache) if cache is not None else os.environ.get("FOOTPRINT_LENS_CACHE")
     if not base:
-        cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
-        base = os.path.join(cache, "footprint-lens")
+        cache_home = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+        base = os.path.join(cache_home, "footprint-lens")
     tag = hashlib.sha256(folder.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     name = "".join(c if c.isalnum() or c in "-_." else "_" for c in os.path.basename(folder))
     return Path(base) / "archives" / f"{name or 'archive'}-{tag}.duckdb"

@@ -50,12 +50,13 @@ class RunFilter:
         if self.failed_tools_only:
             clauses.append("failed_tool_calls > 0")
         if self.text.strip():
-            pattern = "%" + _like_escaped(self.text.strip()) + "%"
+            # A plain substring test of lowered text: no pattern characters to
+            # escape, and several times faster than ILIKE with ESCAPE.
             clauses.append(
-                "(user_message ILIKE ? ESCAPE '\\' OR final_answer ILIKE ? ESCAPE '\\' "
-                "OR error ILIKE ? ESCAPE '\\' OR file IN (SELECT file FROM tool_calls "
-                "WHERE error AND result_text ILIKE ? ESCAPE '\\'))")
-            params.extend([pattern] * 4)
+                "(contains(lower(user_message), ?) OR contains(lower(final_answer), ?) "
+                "OR contains(lower(error), ?) OR file IN (SELECT file FROM tool_calls "
+                "WHERE error AND contains(lower(result_text), ?)))")
+            params.extend([self.text.strip().lower()] * 4)
         if self.since is not None:
             clauses.append("started_at >= ?")
             params.append(dt.datetime.combine(self.since, dt.time.min))
@@ -81,17 +82,33 @@ def count_sql(run_filter: RunFilter) -> tuple[str, list[Any]]:
     return f"SELECT count(*) FROM runs WHERE {where}", params
 
 
-def _like_escaped(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+# The columns the charts read, for a table of one filter's runs (see chosen_runs_sql).
+CHART_COLUMNS = ("file", "agent", "started_at", "complete", "input_tokens", "output_tokens")
 
 
-def runs_over_time_sql(run_filter: RunFilter) -> tuple[str, list[Any]]:
+def chosen_runs_sql(run_filter: RunFilter, name: str) -> tuple[str, list[Any]]:
+    """A temporary table ``name`` of the filter's runs with :data:`CHART_COLUMNS`:
+    the charts' queries read it (``source=name``) instead of each evaluating the
+    filter again over every run."""
+    where, params = run_filter.where()
+    return (f"CREATE TEMP TABLE {_table(name)} AS SELECT {', '.join(CHART_COLUMNS)} "
+            f"FROM runs WHERE {where}", params)
+
+
+def _table(name: str) -> str:
+    """A table name chosen by the code, never by a person; checked all the same."""
+    if not name.isidentifier():
+        raise ValueError(f"not a table name: {name!r}")
+    return f'"{name}"'
+
+
+def runs_over_time_sql(run_filter: RunFilter, source: str = "runs") -> tuple[str, list[Any]]:
     """Runs per minute, hour, day or week (by how long the runs span: a year
     of days would be hundreds of bars for the browser to draw), completed and
     not, for the chart of runs over time."""
     where, params = run_filter.where()
     return (f"""
-        WITH chosen AS (SELECT started_at, complete FROM runs
+        WITH chosen AS (SELECT started_at, complete FROM {_table(source)}
                         WHERE {where} AND started_at IS NOT NULL),
              span AS (SELECT max(started_at) - min(started_at) AS width FROM chosen)
         SELECT CASE WHEN (SELECT width FROM span) > INTERVAL 90 DAY
@@ -106,15 +123,16 @@ def runs_over_time_sql(run_filter: RunFilter) -> tuple[str, list[Any]]:
         FROM chosen GROUP BY ALL ORDER BY bucket""", params)
 
 
-def failures_by_tool_sql(run_filter: RunFilter, top: int = 15) -> tuple[str, list[Any]]:
+def failures_by_tool_sql(run_filter: RunFilter, top: int = 15,
+                         source: str = "runs") -> tuple[str, list[Any]]:
     where, params = run_filter.where()
     return (f"SELECT tool_name, count(*) AS failures FROM tool_calls WHERE error AND file IN "
-            f"(SELECT file FROM runs WHERE {where}) GROUP BY tool_name "
+            f"(SELECT file FROM {_table(source)} WHERE {where}) GROUP BY tool_name "
             f"ORDER BY failures DESC, tool_name LIMIT {int(top)}", params)
 
 
-def tokens_by_agent_sql(run_filter: RunFilter) -> tuple[str, list[Any]]:
+def tokens_by_agent_sql(run_filter: RunFilter, source: str = "runs") -> tuple[str, list[Any]]:
     where, params = run_filter.where()
     return (f"SELECT agent, sum(input_tokens) AS input_tokens, "
-            f"sum(output_tokens) AS output_tokens, count(*) AS runs FROM runs "
+            f"sum(output_tokens) AS output_tokens, count(*) AS runs FROM {_table(source)} "
             f"WHERE {where} GROUP BY agent ORDER BY sum(input_tokens) + sum(output_tokens) DESC, agent", params)

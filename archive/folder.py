@@ -2,7 +2,8 @@
 
 :func:`scan_folder` lists every ``.json`` and ``.json.gz`` file under a folder
 (recursively, symlinked folders not followed) with its size and modification
-time, without reading it. :func:`plan_index` compares that listing with what
+time, without reading it; :func:`read_file` refuses a symlink that leads
+outside the folder. :func:`plan_index` compares that listing with what
 the index holds: a file whose size and modification time are unchanged is not
 read again; any other is read, and its digest decides whether it changed.
 """
@@ -83,9 +84,21 @@ def plan_index(listing: list[FileStat], known: dict[str, KnownFile]) -> IndexPla
 
 
 def read_file(root: str | os.PathLike, file: str) -> bytes:
-    """The bytes of ``file`` under ``root``; an unreadable path is an ArchiveError."""
+    """The bytes of ``file`` under ``root``; an unreadable path is an ArchiveError.
+
+    A symlink that leads outside ``root`` is not read: the index would otherwise
+    show the contents of a file the folder's owner did not put in the archive
+    (the app's run links refuse the same paths)."""
+    path = os.path.join(root, file)
+    if not _resolves_inside(root, path):
+        raise ArchiveError(f"{file} is a symlink to a file outside the archive folder; not read")
     try:
-        with open(os.path.join(root, file), "rb") as handle:
+        with open(path, "rb") as handle:
             return handle.read()
     except OSError as error:
         raise ArchiveError(f"cannot read {file}: {error.strerror or error}") from None
+
+
+def _resolves_inside(root: str | os.PathLike, path: str) -> bool:
+    folder = os.path.realpath(root)
+    return os.path.commonpath([folder, os.path.realpath(path)]) == folder

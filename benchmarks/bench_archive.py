@@ -39,7 +39,7 @@ from archive.embedded import index_folder
 from archive.query import open_index, runs_sql, select
 from archive.rows import index_file
 from benchmarks.synthetic_archive import generate
-from benchmarks.timing import median, side_by_side
+from benchmarks.timing import median, ratios, side_by_side
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "tests" / "archive_sample" / "runs.tar.gz"
@@ -68,7 +68,12 @@ def per_byte(sample: Path, repeat: int) -> dict:
 
 
 def dask_vs_one_process(sample: Path, work: Path, copies: int, repeat: int) -> dict:
-    from distributed import LocalCluster
+    """Both sides build a fresh index of the same files: list the folder, read and
+    index every file, and write every table (the embedded side into a DuckDB file,
+    the Dask side as Parquet datasets). The cluster is already running and both
+    sides are warm (one unmeasured pass each over the sample), as a long-lived
+    cluster is: worker start-up and first imports are not counted."""
+    from distributed import Client, LocalCluster
 
     from archive.cluster import index_to_parquet
 
@@ -76,6 +81,7 @@ def dask_vs_one_process(sample: Path, work: Path, copies: int, repeat: int) -> d
     for n in range(copies):
         shutil.copytree(sample, folder / f"copy-{n}")
     count = sum(1 for _ in folder.rglob("*.json"))
+    load_before = os.getloadavg()
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                       dashboard_address=None) as cluster:
         address = cluster.scheduler_address
@@ -86,13 +92,44 @@ def dask_vs_one_process(sample: Path, work: Path, copies: int, repeat: int) -> d
             return work / f"{name}-{passes['n']}"
 
         index_folder(sample, fresh("warm.duckdb"))  # imports and caches warm
-        times = side_by_side({
-            "one process (embedded)": lambda: index_folder(folder, fresh("one.duckdb")),
-            "dask, 2 workers": lambda: index_to_parquet(folder, fresh("pq").as_uri(), address),
-        }, repeat)
-    one, two = median(times["one process (embedded)"]), median(times["dask, 2 workers"])
-    return {"files": count, "one_process_s": one, "dask_two_workers_s": two,
-            "speedup": one / two, "runs": {k: [round(v, 3) for v in vs] for k, vs in times.items()}}
+        index_to_parquet(sample, fresh("warm-pq").as_uri(), address)  # the workers' too
+        with Client(address, set_as_default=False) as watcher:
+            cpu: dict[str, list[float]] = {"one process (embedded)": [], "dask, 2 workers": []}
+
+            def with_cpu(name: str, work):
+                def run():
+                    workers = sum(watcher.run(_own_cpu_s).values())
+                    here = time.process_time()
+                    value = work()
+                    cpu[name].append(time.process_time() - here
+                                     + sum(watcher.run(_own_cpu_s).values()) - workers)
+                    return value
+                return run
+
+            times = side_by_side({
+                "one process (embedded)": with_cpu(
+                    "one process (embedded)", lambda: index_folder(folder, fresh("one.duckdb"))),
+                "dask, 2 workers": with_cpu(
+                    "dask, 2 workers",
+                    lambda: index_to_parquet(folder, fresh("pq").as_uri(), address)),
+            }, repeat)
+    one_times, two_times = times["one process (embedded)"], times["dask, 2 workers"]
+    one, two = median(one_times), median(two_times)
+    return {"files": count, "bytes": sum(p.stat().st_size for p in folder.rglob("*.json")),
+            "one_process_s": one, "dask_two_workers_s": two, "speedup": one / two,
+            "speedup_median_per_round": ratios(one_times, two_times)["median_per_round"],
+            "runs": {k: [round(v, 3) for v in vs] for k, vs in times.items()},
+            # CPU seconds of a pass: this process (with the scheduler's thread and
+            # DuckDB's) plus both workers; the workers idle between passes.
+            "cpu_median_s": {k: round(median(v), 3) for k, v in cpu.items()},
+            "cpu_runs_s": {k: [round(x, 3) for x in v] for k, v in cpu.items()},
+            "load_average_before": load_before, "load_average_after": os.getloadavg()}
+
+
+def _own_cpu_s() -> float:
+    """CPU seconds of the calling process (run on each worker)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def synthetic(sample: Path, work: Path, runs: int, repeat: int,
@@ -204,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--copies", type=int, default=4)
     parser.add_argument("--quick", action="store_true", help="fewer repeats, 2,000 runs")
     parser.add_argument("--only", default="bytes,dask,synthetic")
+    parser.add_argument("--dask-rounds", type=int, default=9,
+                        help="rounds of the Dask comparison (each: both sides once)")
     parser.add_argument("--synthetic-folder", help="an existing synthetic archive (with "
                         "--synthetic-db, its index): skips generating and first indexing")
     parser.add_argument("--synthetic-db")
@@ -221,7 +260,8 @@ def main(argv: list[str] | None = None) -> int:
             results["per_byte"] = per_byte(sample, repeat * 2)
             print(json.dumps({"per_byte": results["per_byte"]}, indent=1), flush=True)
         if "dask" in only:
-            results["dask"] = dask_vs_one_process(sample, work, args.copies, repeat)
+            results["dask"] = dask_vs_one_process(sample, work, args.copies,
+                                                  repeat if args.quick else args.dask_rounds)
             print(json.dumps({"dask": results["dask"]}, indent=1), flush=True)
         if "synthetic" in only:
             existing = None

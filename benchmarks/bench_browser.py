@@ -94,6 +94,16 @@ def _local_only(route) -> None:
         route.abort()
 
 
+def wait_idle(page) -> None:
+    """Until the app is connected, no script runs and nothing on the page is stale."""
+    page.wait_for_timeout(SETTLE_MS)
+    page.wait_for_selector(APP_CONNECTED, state="attached", timeout=WAIT_MS)
+    page.wait_for_selector(APP_IDLE, state="attached", timeout=WAIT_MS)
+    page.wait_for_selector(RUNNING_ICON, state="detached", timeout=WAIT_MS)
+    page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')",
+                           timeout=WAIT_MS)
+
+
 class SteppedPage:
     """A page on one app, pressing N and timing each step."""
 
@@ -132,13 +142,7 @@ class SteppedPage:
         return tuple(page.evaluate(CURRENT_STEP))
 
     def wait_idle(self) -> None:
-        page = self.page
-        page.wait_for_timeout(SETTLE_MS)
-        page.wait_for_selector(APP_CONNECTED, state="attached", timeout=WAIT_MS)
-        page.wait_for_selector(APP_IDLE, state="attached", timeout=WAIT_MS)
-        page.wait_for_selector(RUNNING_ICON, state="detached", timeout=WAIT_MS)
-        page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')",
-                               timeout=WAIT_MS)
+        wait_idle(self.page)
 
     def press(self) -> None:
         page = self.page

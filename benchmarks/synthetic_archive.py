@@ -83,12 +83,24 @@ def synthetic_run(template: dict, number: int, rng: random.Random) -> tuple[str,
             payload["error"] = rng.random() < 0.04
         elif kind.endswith("agent.turn_start"):
             payload["userPrompt"] = f"{payload.get('userPrompt', '')} (ticket {number})"
+    if old_start is not None:
+        _shift_boundary_times(envelope["recording"], started.timestamp() * 1000 - old_start)
     if "endedAt" in run:
         run["endedAt"] = (started + timedelta(milliseconds=rng.randrange(200, 30_000))).isoformat(
             timespec="milliseconds").replace("+00:00", "Z")
     agent = (envelope.get("configuration") or {}).get("agentId") or _composition(events)
     data = gzip.compress(json.dumps(envelope, separators=(",", ":")).encode(), 5, mtime=0)
     return agent or "agent", run_id, data
+
+
+def _shift_boundary_times(recording: dict, offset_ms: float) -> None:
+    """Move the boundary log's times with the typed events' (a run without an
+    ``endedAt`` is timed by its root exit, which must not end before it starts)."""
+    log = recording["snapshot"].get("recorders", [])
+    for recorder in log if isinstance(log, list) else []:
+        for entry in recorder.get("data", []) if isinstance(recorder, dict) else []:
+            if isinstance(entry, dict) and isinstance(entry.get("ts"), (int, float)):
+                entry["ts"] += offset_ms
 
 
 def _composition(events: list[dict]) -> str | None:

@@ -36,6 +36,7 @@ class StreamlitServer:
     log_path: Path
     port: int = field(default_factory=free_port)
     start_timeout_s: float = SERVER_START_TIMEOUT_S
+    env: dict[str, str] = field(default_factory=dict)  # set for the server process only
     process: subprocess.Popen | None = None
 
     @property
@@ -51,7 +52,7 @@ class StreamlitServer:
             f"--server.port={self.port}", "--server.fileWatcherType=none",
             "--browser.gatherUsageStats=false",
         ]
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}
         self.process = subprocess.Popen(command, cwd=self.cwd, stdout=log,
                                         stderr=subprocess.STDOUT, env=env,
                                         start_new_session=True)

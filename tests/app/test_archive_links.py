@@ -98,15 +98,20 @@ def test_a_link_path_that_is_not_plain_and_relative_is_refused(app, indexed, mak
     assert "archive" not in app.query_params and app.query_params.get("step") != "3"
 
 
-def test_a_symlink_inside_the_folder_to_a_run_outside_is_refused_though_indexed(
+def test_a_run_swapped_for_a_symlink_outside_after_indexing_is_refused(
         app, indexed, tmp_path):
+    """The indexer does not read a symlink that leads outside the folder; a run
+    file replaced by one after it was indexed is refused by the link too."""
     from lens_ui import session
 
     outside = tmp_path / "elsewhere" / "secret.json"
     outside.parent.mkdir()
-    shutil.copy(indexed / readable_entries()[0]["file"], outside)
+    source = indexed / readable_entries()[0]["file"]
+    shutil.copy(source, outside)
+    shutil.copy(source, indexed / "linked.json")
+    index_folder(indexed, default_db_path(indexed))  # the index lists linked.json as a run
+    (indexed / "linked.json").unlink()
     os.symlink(outside, indexed / "linked.json")
-    index_folder(indexed, default_db_path(indexed))  # the index now lists linked.json
     open_linked(app, archive=f"{indexed.name}/linked.json")
     assert app.session_state[session.RUN].kind != ARCHIVE
     assert any("leads outside its folder" in n for n in notices(app))

@@ -89,7 +89,11 @@ def test_text_search_finds_failed_tool_output(app, configured):
     result = {"file": file, "result_text": text}
     word = max(result["result_text"].split(), key=len)
     app.text_input(key="lens.archive.text").input(word).run()
+    no_exception(app)
     assert result["file"] in set(app.dataframe[0].value["file"])
+    # The charts of a text search: its runs include a failed tool call.
+    assert not any("No failed tool calls" in c.value for c in app.caption)
+    assert not app.error
 
 
 def test_an_archive_run_opens_in_the_run_page(app, configured):

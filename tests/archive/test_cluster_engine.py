@@ -138,3 +138,21 @@ def test_an_unreachable_scheduler_is_one_line(capsys, tmp_path):
                    "--connect-timeout", "1"])
     err = capsys.readouterr().err
     assert status == 2 and "cannot reach the Dask scheduler" in err and err.count("\n") == 1
+
+
+def test_batches_are_a_few_per_worker_and_bounded_in_bytes():
+    from archive.cluster import MAX_BATCH_BYTES, MAX_BATCH_FILES, batch_bytes
+    from archive.folder import FileStat
+    from archive.indexing import ReadTask, batches
+
+    def groups(count: int, size: int, workers: int) -> list[list[ReadTask]]:
+        tasks = [ReadTask(FileStat(f"f{i}.json", size, 0), None) for i in range(count)]
+        return list(batches(tasks, batch_bytes(count * size, workers), MAX_BATCH_FILES))
+
+    two = groups(448, 480_000, workers=2)  # the sample eight times over, about
+    assert 4 <= len(two) <= 12
+    assert max(len(g) for g in two) - min(len(g) for g in two[:-1]) <= 1
+    assert len(groups(448, 480_000, workers=8)) > len(two)
+    assert len(groups(10, 1_000, workers=2)) == 1  # a handful of small files: one task
+    huge = groups(2_000, 10 * 1024**2, workers=2)  # 20 GB: the byte bound holds
+    assert all(sum(t.stat.size_bytes for t in g) <= MAX_BATCH_BYTES for g in huge)

@@ -6,7 +6,7 @@ import datetime as dt
 
 import duckdb
 
-from archive.filters import (RunFilter, count_sql, failures_by_tool_sql, page_sql,
+from archive.filters import (RunFilter, chosen_runs_sql, count_sql, failures_by_tool_sql, page_sql,
                              runs_over_time_sql, tokens_by_agent_sql)
 from lens import archive_charts
 
@@ -63,3 +63,57 @@ def test_chart_labels_from_recordings_are_escaped():
     figure = archive_charts.tokens_by_agent([{"agent": "<b>a</b>", "input_tokens": 1,
                                               "output_tokens": 2, "runs": 1}])
     assert all("<b>" not in y for trace in figure.data for y in trace.y)
+
+
+def test_text_search_ignores_case_and_takes_wildcards_literally(indexed_sample, facts):
+    _, db, _ = indexed_sample
+    entry = next(e for e in facts["files"] if len(e.get("userMessage") or "") > 20)
+    words = entry["userMessage"][:20].swapcase()
+
+    def found(text: str) -> set[str]:
+        return {r["file"] for r in rows(db, page_sql(RunFilter(text=text), 1000))}
+
+    def containing(text: str) -> set[str]:
+        needle = text.lower()
+        return {e["file"] for e in facts["files"]
+                if any(needle in (e.get(k) or "").lower()
+                       for k in ("userMessage", "finalAnswer"))}
+
+    assert entry["file"] in found(words)
+    assert containing(words) <= found(words)
+    # "_" and "%" are characters to find, not patterns matching anything.
+    assert containing("_") <= found("_")
+    assert found("%_%") == set()
+    assert len(found("_")) < len(facts["files"])
+
+
+def test_charts_over_a_table_of_the_chosen_runs_equal_charts_over_the_filter(
+        indexed_sample, facts):
+    _, db, _ = indexed_sample
+    con = duckdb.connect(str(db), read_only=True)
+    failing = next(e for e in facts["files"]
+                   if e["failedToolCalls"] and len((e.get("userMessage") or "").split()) > 2)
+    word = max(failing["userMessage"].split()[:8], key=len)
+    chosen = RunFilter(text=word, failed_tools_only=True)
+    everything = RunFilter()
+
+    def answer(sql_params):
+        return con.execute(*sql_params).fetchall()
+
+    try:
+        con.execute(*chosen_runs_sql(chosen, "chosen_runs"))
+        assert answer(count_sql(chosen)) == con.execute(
+            "SELECT count(*) FROM chosen_runs").fetchall()
+        for build in (runs_over_time_sql, failures_by_tool_sql, tokens_by_agent_sql):
+            direct = answer(build(chosen))
+            assert answer(build(everything, source="chosen_runs")) == direct, build.__name__
+        assert answer(failures_by_tool_sql(chosen)), "the word is in a run with failed tools"
+    finally:
+        con.close()
+
+
+def test_a_source_table_name_is_never_sql_text():
+    import pytest
+
+    with pytest.raises(ValueError):
+        tokens_by_agent_sql(RunFilter(), source="runs; DROP TABLE runs")

@@ -9,7 +9,8 @@ import os
 from archive.embedded import index_folder
 from archive.query import open_index, select
 from archive_support import (assert_model_calls_match_manifest, assert_runs_match_manifest,
-                             assert_tool_totals_match_manifest, unreadable_files)
+                             assert_tool_totals_match_manifest, copy_archive,
+                             unreadable_files)
 
 
 def test_every_runs_row_equals_the_manifest(query, facts):
@@ -126,3 +127,31 @@ def test_damaged_files_are_listed_with_a_reason_and_the_rest_indexed(archive_cop
     indexed = {r["file"] for r in select(con, "SELECT file FROM runs")}
     assert indexed == {e["file"] for e in facts["files"]}
     con.close()
+
+
+def test_a_symlink_to_a_file_outside_the_folder_is_listed_not_read(tmp_path, facts):
+    folder = copy_archive(tmp_path / "runs")
+    db = tmp_path / "index.duckdb"
+    entry = facts["files"][0]
+    outside = tmp_path / "elsewhere" / "secret.json"
+    outside.parent.mkdir()
+    outside.write_bytes((folder / entry["file"]).read_bytes())
+    os.symlink(outside, folder / "linked-out.json")
+    # A symlink to a run inside the folder is an ordinary run file.
+    os.symlink(folder / entry["file"], folder / "linked-in.json")
+
+    report = index_folder(folder, db)
+
+    listed = {u["file"]: u["problem"] for u in report.unreadable}
+    assert "outside the archive folder" in listed["linked-out.json"]
+    assert "\n" not in listed["linked-out.json"]
+    assert set(listed) == unreadable_files(facts) | {"linked-out.json"}
+    assert report.runs == len(facts["files"]) + 1
+    con = open_index(db)
+    try:
+        files = {r["file"] for r in select(con, "SELECT file FROM runs")}
+        nothing = select(con, "SELECT count(*) AS n FROM tool_calls WHERE file = 'linked-out.json'")
+    finally:
+        con.close()
+    assert "linked-out.json" not in files and "linked-in.json" in files
+    assert nothing[0]["n"] == 0
