@@ -11,7 +11,7 @@ What this owns: which pieces make up a step's view. What it does not: caching
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import cached_property
 
 import plotly.graph_objects as go
 
@@ -24,26 +24,56 @@ from lens.scopes import Scope
 from lens.step_detail import StepDetail, describe_step, step_caption
 
 
-@dataclass(frozen=True)
 class StepView:
-    scope: Scope
-    index: int
-    step: RunStep
-    caption: str          # "step 6 of 10 · llm→tool · issue_refund"
-    headline: Sentence    # what happened, in plain words
-    detail: StepDetail    # the facts, texts and tools of the step
-    figure: go.Figure     # the scope's actors, this step's arrows lit
+    """Step ``index`` of ``scope`` as the page shows it. Each part is built when
+    first read and kept: the page draws the label before it asks for the
+    headline, the detail and the figure, so the label reaches the browser
+    without waiting for them."""
+
+    def __init__(self, run: OpenRun, profile: str, scope: Scope, index: int,
+                 diagram: ArrowDiagram | None) -> None:
+        self.scope = scope
+        self.index = index
+        self.step: RunStep = scope.steps[index]
+        self._run = run
+        self._profile = profile
+        self._diagram = diagram
+
+    def build_rest(self) -> None:
+        """Build the headline, the detail and the figure now. A part that fails
+        is left unbuilt: reading it raises again, where the page draws it."""
+        for part in ("headline", "detail", "figure"):
+            try:
+                getattr(self, part)
+            except Exception:  # noqa: BLE001 (raised again when the part is read)
+                continue
+
+    @cached_property
+    def caption(self) -> str:
+        """``step 6 of 10 · llm→tool · issue_refund``"""
+        return step_caption(self.step, self.index, len(self.scope.steps), self._run.evidence)
+
+    @cached_property
+    def headline(self) -> Sentence:
+        """What happened, in plain words."""
+        return step_sentence(self.step, self._run.evidence)
+
+    @cached_property
+    def detail(self) -> StepDetail:
+        """The facts, texts and tools of the step."""
+        return describe_step(self.step, self._run.evidence)
+
+    @cached_property
+    def figure(self) -> go.Figure:
+        """The scope's actors, this step's arrows lit."""
+        shown = self._diagram
+        if shown is None:
+            shown = self._run.diagram(self._profile, self.scope.path)
+        return actor_figure(shown, self.index, title="")
 
 
 def step_view(run: OpenRun, profile: str, scope: Scope, index: int,
               diagram: ArrowDiagram | None = None) -> StepView:
     """The view of step ``index`` of ``scope`` (which must have steps) under
     ``profile``; ``diagram`` is the scope's, if the caller keeps one."""
-    step = scope.steps[index]
-    evidence = run.evidence
-    shown = diagram if diagram is not None else run.diagram(profile, scope.path)
-    return StepView(scope, index, step,
-                    caption=step_caption(step, index, len(scope.steps), evidence),
-                    headline=step_sentence(step, evidence),
-                    detail=describe_step(step, evidence),
-                    figure=actor_figure(shown, index, title=""))
+    return StepView(run, profile, scope, index, diagram)

@@ -47,6 +47,11 @@ PREVIEW_IN_LISTS = 400
 PIECES_PER_PAGE = 10
 SERVED_TABS = ("System prompt", "Messages", "Tools", "Output and tool calls",
                "Change since previous call", "Skills, evictions, pressure")
+# The slot switch sits in the narrow detail pane: with the full names its six
+# buttons wrapped onto four lines. The full names stay the switch's values.
+SERVED_TAB_BUTTONS = {"System prompt": "System", "Output and tool calls": "Output",
+                      "Change since previous call": "Change",
+                      "Skills, evictions, pressure": "Skills"}
 
 
 def render_served_context(index: EvidenceIndex, step: Any, on_navigate: Navigate, *,
@@ -88,7 +93,8 @@ def render_served_context(index: EvidenceIndex, step: Any, on_navigate: Navigate
     facts_text(model.facts)
     # Only the chosen slot is drawn; its key outlives the call, so the slot the
     # user chose stays chosen as the slider moves on to the next call.
-    chosen = view_switch("Slot", SERVED_TABS, tabs_key or f"{key}-tabs")
+    chosen = view_switch("Slot", SERVED_TABS, tabs_key or f"{key}-tabs",
+                         shown_as=SERVED_TAB_BUTTONS)
     for name, panel in zip(SERVED_TABS[:3], model.slots[:3]):
         if chosen == name:
             _render_slot(panel, on_navigate, steps, f"{key}-{panel.slot}", step_label)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from lens.route_view import hop_step_index
 from lens.scopes import ROOT, Scope, ScopeIndex, encode_path
@@ -24,7 +25,7 @@ from lens_ui.route_panel import route_panel
 from lens_ui.runs import LoadedRun
 from lens_ui.step_panel import served_context, step_panel
 from lens_ui.timeline_panel import timeline_panel
-from lens_ui.view_switch import view_switch
+from lens_ui.view_switch import current_view, view_switch
 
 TAB = session.TAB
 STEPS_TAB, ROUTE_TAB = session.STEPS_TAB, session.ROUTE_TAB
@@ -50,11 +51,16 @@ def run_view(run: LoadedRun, profile: str) -> None:
     for text in session.take_notices():
         st.info(text, icon=":material/info:")
     scope = scopes.get(path)
-    _breadcrumb(scopes, scope)
-    view = view_switch("View", VIEWS, TAB)
+    # The breadcrumb and the view switch are drawn in this slot, which the Steps
+    # view fills after the step's label under it (see _steps).
+    top = st.container()
+    view = current_view(VIEWS, TAB)
     if view == STEPS_TAB:
-        _steps(run, profile, scope, index)
-    elif view == TIMELINE_TAB:
+        _steps(run, profile, scopes, scope, index, top)
+        session.write_link(run.choice, path, index, len(scope.steps))
+        return
+    _breadcrumb_and_switch(top, scopes, scope)
+    if view == TIMELINE_TAB:
         with guarded_panel("timeline"):
             timeline_panel(run, profile, scope.path, index)
     elif view == ROUTE_TAB:
@@ -125,6 +131,12 @@ def _custom_text(point: object) -> str:
 # ─── breadcrumb ────────────────────────────────────────────────────────
 
 
+def _breadcrumb_and_switch(top: DeltaGenerator, scopes: ScopeIndex, scope: Scope) -> None:
+    with top:
+        _breadcrumb(scopes, scope)
+        view_switch("View", VIEWS, TAB)
+
+
 def _breadcrumb(scopes: ScopeIndex, scope: Scope) -> None:
     with st.container(horizontal=True, vertical_alignment="center", key="lens-breadcrumb"):
         st.caption("Scope", width="content")
@@ -161,19 +173,30 @@ def _child_picked() -> None:
 # ─── the slider and what it shows ──────────────────────────────────────
 
 
-def _steps(run: LoadedRun, profile: str, scope: Scope, index: int) -> None:
+def _steps(run: LoadedRun, profile: str, scopes: ScopeIndex, scope: Scope, index: int,
+           top: DeltaGenerator) -> None:
     steps = scope.steps
     if not steps:
+        _breadcrumb_and_switch(top, scopes, scope)
         st.info("This scope has no steps in this projection.", icon=":material/info:")
         return
     slider_key = f"lens.slider.{_short_hash(run.choice.key, profile, encode_path(scope.path))}"
-    step = steps[index]
     # The workspace: controls, the step and what happened at it, then the diagram
     # beside a detail pane that scrolls on its own, so reading the detail never
     # scrolls the slider or the diagram out of view.
-    _controls(len(steps), index, slider_key)
+    controls = st.container()
     view = step_view(run.run, profile, scope, index, diagram=run.diagram(profile, scope.path))
+    # Sent before everything above and below it: the browser applies what the
+    # server sends in order, so the step's label shows after a handful of small
+    # messages instead of after the breadcrumb, switch and controls.
     st.text(view.caption)
+    # Then the rest of the step is built before anything more is drawn: while
+    # the server builds it, the browser has the label alone to show, instead of
+    # showing it in the same render as the controls, the diagram and the detail.
+    view.build_rest()
+    _breadcrumb_and_switch(top, scopes, scope)
+    with controls:
+        _controls(len(steps), index, slider_key)
     with guarded_panel("step headline"), st.container(key="lens-step-headline"):
         # Plain text, not Markdown: the sentence quotes recording text (a URL
         # in it would be autolinked even with every character escaped).

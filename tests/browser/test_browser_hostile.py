@@ -26,7 +26,7 @@ from lens_browser import CORPUS, FIGURES, VIEWPORT, PageGuard, record_latency, r
 from lens_hostile import (HOSTILE_HOSTS, HOSTILE_TEXT, ID_PAYLOADS, LONG_LINE_CHARS,
                           write_hostile)
 from lens_page import LensPage
-from lens_ui.evidence_panel import SERVED_TABS
+from lens_ui.evidence_panel import SERVED_TAB_BUTTONS, SERVED_TABS
 from recorders.loading import load_path
 from recorders.projections import build_projection
 
@@ -184,9 +184,9 @@ def test_hostile_strings_agent_is_inert(lens, baseline, egress_sentinel):
     expect(main).to_contain_text("![pixel](https://attacker.example/p.gif?c=1)")
     assert_inert(lens, baseline, "hostile-agent-final-answer")
     for tab in SERVED_TABS:
-        lens.open_tab(tab)
+        lens.open_tab(SERVED_TAB_BUTTONS.get(tab, tab))
         assert_inert(lens, baseline, f"hostile-agent-served-{tab}", screenshot=False)
-    lens.open_tab(SERVED_TABS[0])
+    lens.open_tab(SERVED_TAB_BUTTONS.get(SERVED_TABS[0], SERVED_TABS[0]))
     for title in ("Evidence:", "This step as projected"):
         lens.open_expander(title)
         assert_inert(lens, baseline, f"hostile-agent-{title}", screenshot=False)

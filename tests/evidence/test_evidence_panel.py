@@ -96,8 +96,9 @@ def test_the_panel_shows_the_final_calls_served_context_without_errors():
         in codes
     assert any(c.startswith("Your refund of $129.99") for c in codes)
     [slots] = at.button_group  # the slot switch (lens_ui/view_switch.py)
-    assert list(slots.proto.options[i].content for i in range(3)) == [
-        "System prompt", "Messages", "Tools"]
+    # Short names: the switch sits in the narrow detail pane.
+    assert [option.content for option in slots.proto.options] == [
+        "System", "Messages", "Tools", "Output", "Change", "Skills"]
 
 
 def test_a_provenance_link_moves_the_slider_to_the_call_that_asked_for_the_tool():

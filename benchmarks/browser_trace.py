@@ -1,0 +1,170 @@
+"""Where a key press's browser time goes: Chromium's own trace, per press.
+
+The browser benchmark (``bench_browser.py``) gives wall-clock times, which a
+busy machine stretches for every page alike. This reads the renderer's trace
+instead (Chrome DevTools Protocol ``Tracing``): for each press, the page's
+main thread CPU time (the trace's thread time, which excludes time the thread
+waited for a core) from the keydown to the new label in the DOM, and to the
+first frame after it. Comparing apps on this figure needs no quiet machine.
+
+Run on purpose, never in the unit suite::
+
+    python -m benchmarks.browser_trace [--served] [--presses 12] name=path/to/app.py ...
+
+The trivial app (``benchmarks/trivial_app.py``) is always measured first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from benchmarks.bench_browser import (CHROMIUM, CHROMIUM_ARGS, SERVED_CASE, TRIVIAL_APP,
+                                      SteppedPage, _server)
+from benchmarks.inputs import corpus_path
+from benchmarks.timing import median
+
+KEY, SEEN, SHOWN = "bench-key", "bench-seen", "bench-shown"
+TASK = "ThreadControllerImpl::RunTask"  # one task of a thread's loop
+TRACE_CATEGORIES = ["toplevel", "blink.user_timing"]
+# User-timing marks at the keydown, when the label is in the DOM, and the
+# frame after; installed after bench_browser's probe, which sets ``seen``.
+MARKS = """
+() => {
+  const bench = window.__bench;
+  let last = null;
+  window.addEventListener('keydown', () => performance.mark('%s'), true);
+  new MutationObserver(() => {
+    if (bench.seen !== null && bench.seen !== last) {
+      last = bench.seen;
+      performance.mark('%s');
+      requestAnimationFrame(() => performance.mark('%s'));
+    }
+  }).observe(document.body, {subtree: true, childList: true, characterData: true,
+                             attributes: true});
+}
+""" % (KEY, SEEN, SHOWN)
+
+
+@dataclass(frozen=True)
+class Press:
+    """One press in trace time (µs): keydown, label in the DOM, frame after."""
+
+    key: float
+    seen: float
+    shown: float
+
+
+def presses(events: Sequence[dict]) -> list[Press]:
+    """The complete presses in a trace, in order: each keydown mark with the
+    first label and frame marks after it (a press with either missing is left out)."""
+    marks = sorted((e["ts"], e["name"]) for e in events if e.get("name") in (KEY, SEEN, SHOWN))
+    found: list[Press] = []
+    key = seen = None
+    for ts, name in marks:
+        if name == KEY:
+            key, seen = ts, None
+        elif name == SEEN and key is not None and seen is None:
+            seen = ts
+        elif name == SHOWN and seen is not None:
+            found.append(Press(key, seen, ts))
+            key = seen = None
+    return found
+
+
+def main_thread_tasks(events: Sequence[dict]) -> list[dict]:
+    """The tasks of the thread that made the key marks (the page's main thread)."""
+    marks = [e for e in events if e.get("name") == KEY]
+    if not marks:
+        return []
+    thread = (marks[0]["pid"], marks[0]["tid"])
+    return [e for e in events if e.get("ph") == "X" and e.get("name") == TASK
+            and (e.get("pid"), e.get("tid")) == thread]
+
+
+def cpu_ms(tasks: Iterable[dict], start: float, end: float) -> float:
+    """Thread CPU of ``tasks`` within [start, end] (µs in, ms out); a task that
+    straddles an edge counts in proportion to its wall time inside."""
+    total = 0.0
+    for task in tasks:
+        begin, length = task["ts"], task.get("dur", 0)
+        inside = min(begin + length, end) - max(begin, start)
+        if inside <= 0 or length <= 0:
+            continue
+        total += task.get("tdur", length) * inside / length
+    return total / 1000
+
+
+def summarise(events: Sequence[dict]) -> dict:
+    """Medians over the presses of a trace: wall and main-thread CPU from the
+    keydown to the label in the DOM, and to the frame after it."""
+    found = presses(events)
+    tasks = main_thread_tasks(events)
+    if not found:
+        return {"presses": 0}
+    return {
+        "presses": len(found),
+        "label_ms": round(median([(p.seen - p.key) / 1000 for p in found]), 1),
+        "frame_ms": round(median([(p.shown - p.key) / 1000 for p in found]), 1),
+        "cpu_to_label_ms": round(median([cpu_ms(tasks, p.key, p.seen) for p in found]), 1),
+        "cpu_to_frame_ms": round(median([cpu_ms(tasks, p.key, p.shown) for p in found]), 1),
+    }
+
+
+def trace_presses(app: Path, count: int, expand: str | None) -> dict:
+    """Open ``app`` (the large agent run uploaded, unless it is the trivial
+    app), press N ``count`` times under a trace, and summarise."""
+    from playwright.sync_api import sync_playwright
+
+    trivial = app == TRIVIAL_APP
+    with _server(app, f"trace-{app.parent.name}") as server, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                             args=CHROMIUM_ARGS)
+        try:
+            page = SteppedPage(browser, server, app.name)
+            page.open(upload=None if trivial else corpus_path("large-agent-300-tool-calls"),
+                      expand=None if trivial else expand)
+            page.page.evaluate(MARKS)
+            page.press()  # first-use costs stay out of the trace
+            session = page.context.new_cdp_session(page.page)
+            events: list[dict] = []
+            done: list[bool] = []
+            session.on("Tracing.dataCollected", lambda message: events.extend(message["value"]))
+            session.on("Tracing.tracingComplete", lambda _: done.append(True))
+            session.send("Tracing.start", {"traceConfig": {"includedCategories": TRACE_CATEGORIES},
+                                           "transferMode": "ReportEvents"})
+            for _ in range(count):
+                page.press()
+            session.send("Tracing.end")
+            for _ in range(100):  # bounded: ten seconds at most
+                if done:
+                    break
+                page.page.wait_for_timeout(100)
+        finally:
+            browser.close()
+    return summarise(events)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("apps", nargs="*", metavar="NAME=APP", help="Lens app copies to trace")
+    parser.add_argument("--presses", type=int, default=12)
+    parser.add_argument("--served", action="store_true",
+                        help=f"open the served context first ({SERVED_CASE})")
+    options = parser.parse_args(argv)
+    expand = "Served context" if options.served else None
+    apps = [("trivial", TRIVIAL_APP)]
+    for item in options.apps or ["lens=lens_app.py"]:
+        name, _, path = item.partition("=")
+        apps.append((name, Path(path).resolve()))
+    for name, app in apps:
+        result = trace_presses(app, options.presses, expand)
+        print(f"{name:12s} load {os.getloadavg()[0]:4.1f}  " + "  ".join(
+            f"{field} {value}" for field, value in result.items()), flush=True)
+
+
+if __name__ == "__main__":
+    main()
