@@ -208,6 +208,9 @@ def format_table(report: dict) -> str:
             lines.append(row.format("    served context open / trivial app", "", "",
                                     f"{browser['ratio_served_open']:.2f}x", "<= 1.4x",
                                     _met(browser.get("served_open_met"))))
+        for case, ratio in browser.get("step_drawn_ratios", {}).items():
+            lines.append(row.format(f"    whole step drawn, {case} / trivial app", "", "",
+                                    f"{ratio:.2f}x", "(reported)", ""))
         if browser.get("error"):
             lines.append(f"5 browser: not measured: {browser['error']}")
     return "\n".join(lines)
