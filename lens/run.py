@@ -128,10 +128,9 @@ class OpenRun:
 
     def diagram(self, profile: str, path: tuple[str, ...]) -> ArrowDiagram:
         """The actor-arrow diagram of the scope at ``path`` (the root if none)."""
-        scopes = self.scopes(profile)
-        scope = scopes.get(path) or scopes.root()
-        return build_arrow_diagram(scope.steps, scope.path, scopes, self.recording.structure,
-                                   pass_output=self._pass_output)
+        scope = self.scope(profile, path)
+        return build_arrow_diagram(scope.steps, scope.path, self.scopes(profile),
+                                   self.recording.structure, pass_output=self._pass_output)
 
     def _pass_output(self, step: RunStep) -> str | None:
         output = pass_output(step, self.evidence)
