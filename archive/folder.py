@@ -89,8 +89,8 @@ def read_file(root: str | os.PathLike, file: str) -> bytes:
     A symlink that leads outside ``root`` is not read: the index would otherwise
     show the contents of a file the folder's owner did not put in the archive
     (the app's run links refuse the same paths)."""
-    path = os.path.join(root, file)
-    if not _resolves_inside(root, path):
+    path = resolve_inside(root, file)
+    if path is None:
         raise ArchiveError(f"{file} is a symlink to a file outside the archive folder; not read")
     try:
         with open(path, "rb") as handle:
@@ -99,6 +99,10 @@ def read_file(root: str | os.PathLike, file: str) -> bytes:
         raise ArchiveError(f"cannot read {file}: {error.strerror or error}") from None
 
 
-def _resolves_inside(root: str | os.PathLike, path: str) -> bool:
-    folder = os.path.realpath(root)
-    return os.path.commonpath([folder, os.path.realpath(path)]) == folder
+def resolve_inside(root: str | os.PathLike, file: str) -> Path | None:
+    """The real path of ``file`` under ``root`` (symlinks followed), or None when
+    it leads outside ``root``: the one check the indexer and the app's run
+    links both make."""
+    folder = Path(root).resolve()
+    path = (folder / file).resolve()
+    return path if path == folder or folder in path.parents else None

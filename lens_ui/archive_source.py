@@ -16,6 +16,7 @@ import duckdb
 import streamlit as st
 
 from archive.errors import ArchiveError
+from archive.folder import resolve_inside
 from lens_ui.archive_config import archive_folders
 from lens_ui.archive_jobs import db_path, reader
 from lens_ui.runs import ARCHIVE, RunChoice, digest_of
@@ -100,8 +101,8 @@ def _indexed_digest(folder: Path, file: str) -> str | None:
 
 def _inside(label: str, file: str) -> Path:
     folder = archive_folders()[label]
-    path = (folder / file).resolve()
-    if folder not in path.parents:
+    path = resolve_inside(folder, file)
+    if path is None or path == folder.resolve():
         raise KeyError(file)
     if not path.is_file():
         raise FileNotFoundError(file)
