@@ -286,6 +286,9 @@ def _charts(shown: _FilterCharts) -> None:
 
 
 def _chart(column, chart: archive_charts.Chart) -> None:
+    if not chart.rows:  # no matching runs: nothing to draw, and an empty chart says less
+        column.caption(f"{chart.spec['title']['text']}: no runs to chart.")
+        return
     # The spec stays the same between filters and the rows go beside it, so the
     # browser keeps the drawn chart and only swaps its data.
     column.vega_lite_chart(pd.DataFrame(chart.rows, columns=list(chart.columns)), chart.spec,
