@@ -191,8 +191,9 @@ def _cpu_to_drawn(item: Measured) -> float | None:
 
 
 def _print(result: dict) -> None:
-    print(f"load (1 min) before {result['load_1min_before_after'][0]}, after "
-          f"{result['load_1min_before_after'][1]}; {result['presses_per_case']} presses a case")
+    before, after = result["load_1min_before_after"]
+    print(f"load (1 min) before {before}, after {after}; "
+          f"{result['presses_per_case']} presses a case")
     header = ("case", "label ms", "x", "in DOM", "drawn ms", "x", "CPU→label", "CPU→frame", "x",
               "CPU→drawn", "x")
     line = "{:22s} {:>9} {:>5} {:>7} {:>9} {:>5} {:>10} {:>10} {:>5} {:>10} {:>5}"
