@@ -105,22 +105,23 @@ def _table(name: str) -> str:
 def runs_over_time_sql(run_filter: RunFilter, source: str = "runs") -> tuple[str, list[Any]]:
     """Runs per minute, hour, day or week (by how long the runs span: a year
     of days would be hundreds of bars for the browser to draw), completed and
-    not, for the chart of runs over time."""
+    not, for the chart of runs over time; ``unit`` names the bucket's width."""
     where, params = run_filter.where()
     return (f"""
         WITH chosen AS (SELECT started_at, complete FROM {_table(source)}
                         WHERE {where} AND started_at IS NOT NULL),
-             span AS (SELECT max(started_at) - min(started_at) AS width FROM chosen)
-        SELECT CASE WHEN (SELECT width FROM span) > INTERVAL 90 DAY
-                        THEN date_trunc('week', started_at)
-                    WHEN (SELECT width FROM span) > INTERVAL 3 DAY
-                        THEN date_trunc('day', started_at)
-                    WHEN (SELECT width FROM span) > INTERVAL 6 HOUR
-                        THEN date_trunc('hour', started_at)
-                    ELSE date_trunc('minute', started_at) END AS bucket,
+             span AS (SELECT CASE WHEN max(started_at) - min(started_at) > INTERVAL 90 DAY
+                                      THEN 'week'
+                                  WHEN max(started_at) - min(started_at) > INTERVAL 3 DAY
+                                      THEN 'day'
+                                  WHEN max(started_at) - min(started_at) > INTERVAL 6 HOUR
+                                      THEN 'hour'
+                                  ELSE 'minute' END AS unit FROM chosen)
+        SELECT date_trunc((SELECT unit FROM span), started_at) AS bucket,
+               (SELECT unit FROM span) AS unit,
                CASE WHEN complete IS FALSE THEN 'crashed' ELSE 'completed' END AS outcome,
                count(*) AS runs
-        FROM chosen GROUP BY ALL ORDER BY bucket""", params)
+        FROM chosen GROUP BY ALL ORDER BY bucket, outcome""", params)
 
 
 def failures_by_tool_sql(run_filter: RunFilter, top: int = 15,

@@ -39,14 +39,12 @@ from pathlib import Path
 
 from playwright.async_api import expect
 
+from benchmarks.bench_browser import CHROMIUM_ARGS
 from benchmarks.inputs import REPO, corpus_path, scaled_path
 from tests.hostile_files import write_gzip_bomb, write_long_string
 from tests.streamlit_server import PeakMemory, StreamlitServer
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
 STEP_LABEL = re.compile(r"^step (\d+) of (\d+)")
 STEP_TIMEOUT_MS = 60_000
 MB = 1024 * 1024

@@ -1,65 +1,110 @@
 """The Archive page's small charts: runs over time, failures by tool, tokens by agent.
 
-Pure functions of query rows to plotly figures. Agent and tool names come from
-recordings, so every label is escaped before plotly sees it.
+Pure functions of query rows to a Vega-Lite spec and the rows it draws. The
+spec of a chart stays the same from one filter to the next (only its rows
+change), so the browser updates a drawn chart in place instead of drawing it
+anew: with three charts on the page that is most of what a filter change costs
+the browser.
+
+Agent and tool names come from recordings. Vega-Lite draws them as text on an
+axis, never as markup; the tooltips carry only numbers and times, so no
+recording text ever reaches a tooltip's HTML.
 """
 
 from __future__ import annotations
 
-import html
+from dataclasses import dataclass
 from typing import Any
 
-import plotly.graph_objects as go
+HEIGHT = 240  # the whole chart, title and axes included
+_PLOT_HEIGHT = 180
+_COMPLETED, _CRASHED = "#4C78A8", "#E45756"
+_INPUT, _OUTPUT = "#4C78A8", "#F58518"
+# A bar per name, every name shown (up to 15 bars: the query keeps the top 15),
+# cut with "…" after 140 pixels.
+_NAME_AXIS = {"labelLimit": 140, "labelOverlap": False, "labelFontSize": 10}
+# The bucket a runs-over-time row counts (archive.filters.runs_over_time_sql)
+# → the Vega-Lite time unit that draws one bar per bucket, and how a tooltip
+# names it.
+_TIME_UNITS = {
+    "minute": ("utcyearmonthdatehoursminutes", "%Y-%m-%d %H:%M"),
+    "hour": ("utcyearmonthdatehours", "%Y-%m-%d %H:00"),
+    "day": ("utcyearmonthdate", "%Y-%m-%d"),
+    "week": ("utcyearmonthdate", "week of %Y-%m-%d"),
+}
 
-HEIGHT = 240
-_COLOURS = {"completed": "#4C78A8", "crashed": "#E45756"}
+
+@dataclass(frozen=True)
+class Chart:
+    """A Vega-Lite spec and the rows it draws (its data, given beside it)."""
+
+    spec: dict[str, Any]
+    rows: list[dict[str, Any]]
+    columns: tuple[str, ...]  # the rows' fields, so that no rows still has them
 
 
-def _label(value: Any) -> str:
-    return html.escape("(none)" if value is None else str(value), quote=False)
+def _spec(title: str, mark: dict[str, Any], encoding: dict[str, Any]) -> dict[str, Any]:
+    return {"title": {"text": title, "fontSize": 14, "anchor": "start"},
+            "height": _PLOT_HEIGHT, "mark": mark, "encoding": encoding}
 
 
-def _figure(title: str) -> go.Figure:
-    figure = go.Figure()
-    figure.update_layout(title={"text": title, "font": {"size": 14}}, height=HEIGHT,
-                         margin={"l": 10, "r": 10, "t": 36, "b": 10}, template="none",
-                         showlegend=False)
-    return figure
-
-
-def runs_over_time(rows: list[dict[str, Any]]) -> go.Figure:
+def runs_over_time(rows: list[dict[str, Any]]) -> Chart:
     """Stacked bars of runs per time bucket, crashed runs in red."""
-    figure = _figure("Runs over time")
-    for outcome in ("completed", "crashed"):
-        chosen = [r for r in rows if r["outcome"] == outcome]
-        if chosen:
-            figure.add_bar(x=[r["bucket"] for r in chosen], y=[r["runs"] for r in chosen],
-                           name=outcome, marker_color=_COLOURS[outcome],
-                           hovertemplate="%{x}<br>%{y} runs<extra>" + outcome + "</extra>")
-    figure.update_layout(barmode="stack", showlegend=True,
-                         legend={"orientation": "h", "y": -0.25})
-    return figure
+    unit = rows[0]["unit"] if rows else "day"
+    time_unit, label = _TIME_UNITS.get(unit, _TIME_UNITS["day"])
+    drawn = [{"bucket": r["bucket"], "outcome": r["outcome"], "runs": r["runs"],
+              "when": r["bucket"].strftime(label) if r["bucket"] is not None else ""}
+             for r in rows]
+    spec = _spec("Runs over time", {"type": "bar"}, {
+        "x": {"field": "bucket", "type": "temporal", "timeUnit": time_unit, "title": None},
+        "y": {"field": "runs", "type": "quantitative", "aggregate": "sum", "title": "runs",
+              "axis": {"format": ",d", "tickMinStep": 1}},
+        "color": {"field": "outcome", "type": "nominal", "title": None,
+                  "scale": {"domain": ["completed", "crashed"], "range": [_COMPLETED, _CRASHED]},
+                  "legend": {"orient": "bottom"}},
+        "order": {"field": "outcome", "sort": "ascending"},
+        "tooltip": [{"field": "when", "type": "nominal", "title": "runs from"},
+                    {"field": "outcome", "type": "nominal"},
+                    {"field": "runs", "type": "quantitative", "format": ",d"}],
+    })
+    return Chart(spec, drawn, ("bucket", "outcome", "runs", "when"))
 
 
-def failures_by_tool(rows: list[dict[str, Any]]) -> go.Figure:
-    figure = _figure("Failed tool calls by tool")
-    names = [_label(r["tool_name"]) for r in rows][::-1]
-    figure.add_bar(y=names, x=[r["failures"] for r in rows][::-1], orientation="h",
-                   marker_color=_COLOURS["crashed"],
-                   hovertemplate="%{y}: %{x} failed<extra></extra>")
-    figure.update_xaxes(tickformat=",d", rangemode="tozero")
-    return figure
+def failures_by_tool(rows: list[dict[str, Any]]) -> Chart:
+    """Horizontal bars of failed calls per tool, the most failing on top."""
+    drawn = [{"tool": _name(r["tool_name"]), "failures": r["failures"]} for r in rows]
+    spec = _spec("Failed tool calls by tool", {"type": "bar", "color": _CRASHED}, {
+        "y": {"field": "tool", "type": "nominal", "title": None,
+              "sort": {"field": "failures", "order": "descending"},
+              "axis": _NAME_AXIS},
+        "x": {"field": "failures", "type": "quantitative", "title": None,
+              "axis": {"format": ",d", "tickMinStep": 1}},
+        "tooltip": [{"field": "failures", "type": "quantitative", "title": "failed calls",
+                     "format": ",d"}],
+    })
+    return Chart(spec, drawn, ("tool", "failures"))
 
 
-def tokens_by_agent(rows: list[dict[str, Any]]) -> go.Figure:
-    figure = _figure("Tokens by agent")
-    agents = [_label(r["agent"]) for r in rows][::-1]
-    figure.add_bar(y=agents, x=[r["input_tokens"] or 0 for r in rows][::-1], orientation="h",
-                   name="input", marker_color="#4C78A8",
-                   hovertemplate="%{y}: %{x} input<extra></extra>")
-    figure.add_bar(y=agents, x=[r["output_tokens"] or 0 for r in rows][::-1], orientation="h",
-                   name="output", marker_color="#F58518",
-                   hovertemplate="%{y}: %{x} output<extra></extra>")
-    figure.update_layout(barmode="stack")
-    figure.update_xaxes(tickformat=",d", rangemode="tozero")
-    return figure
+def tokens_by_agent(rows: list[dict[str, Any]]) -> Chart:
+    """Stacked horizontal bars of input and output tokens per agent, the most on top."""
+    drawn = [{"agent": _name(r["agent"]), "kind": kind, "tokens": r[field] or 0}
+             for r in rows for kind, field in (("input", "input_tokens"),
+                                                ("output", "output_tokens"))]
+    spec = _spec("Tokens by agent", {"type": "bar"}, {
+        "y": {"field": "agent", "type": "nominal", "title": None,
+              "sort": {"op": "sum", "field": "tokens", "order": "descending"},
+              "axis": _NAME_AXIS},
+        "x": {"field": "tokens", "type": "quantitative", "aggregate": "sum", "title": None,
+              "axis": {"format": "~s"}},
+        "color": {"field": "kind", "type": "nominal", "title": None,
+                  "scale": {"domain": ["input", "output"], "range": [_INPUT, _OUTPUT]},
+                  "legend": {"orient": "bottom"}},
+        "tooltip": [{"field": "kind", "type": "nominal"},
+                    {"field": "tokens", "type": "quantitative", "aggregate": "sum",
+                     "format": ",d"}],
+    })
+    return Chart(spec, drawn, ("agent", "kind", "tokens"))
+
+
+def _name(value: Any) -> str:
+    return "(none)" if value is None else str(value)

@@ -4,8 +4,8 @@ The folder is one the operator configured (``lens_ui/archive_config.py``). Its
 index builds in the background (``lens_ui/archive_jobs.py``) while the page
 stays usable: filters, a sortable table of the matching runs, three small
 charts, and buttons to open a run in the run page or compare two. Recording
-text reaches the page only through ``st.dataframe``, ``st.text`` and escaped
-plotly labels.
+text reaches the page only through ``st.dataframe``, ``st.text`` and the
+charts' axis labels (drawn as text, never markup).
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ NOTICE = "lens.archive.notice"
 COMPARE_PAIR = "lens.compare.pair"  # (RunChoice, RunChoice), read by the Compare page
 COMPARE_PAGE = Path(__file__).resolve().parent.parent / "pages" / "compare.py"
 RUN_PAGE = "lens_app.py"
-_CHART_CONFIG = {"displayModeBar": False, "staticPlot": False}
 
 
 def archive_page() -> None:
@@ -134,11 +133,11 @@ class _FilterChoices:
 
 @dataclass(frozen=True)
 class _FilterCharts:
-    """The three charts of one filter's runs (plotly figures)."""
+    """The three charts of one filter's runs."""
 
-    runs_over_time: Any
-    failures_by_tool: Any | None  # None: no failed tool call among the runs
-    tokens_by_agent: Any
+    runs_over_time: archive_charts.Chart
+    failures_by_tool: archive_charts.Chart | None  # None: no failed tool call among the runs
+    tokens_by_agent: archive_charts.Chart
 
 
 @dataclass(frozen=True)
@@ -278,14 +277,22 @@ def _filters(choices: _FilterChoices) -> RunFilter:
 
 def _charts(shown: _FilterCharts) -> None:
     left, middle, right = st.columns(3)
-    left.plotly_chart(shown.runs_over_time, config=_CHART_CONFIG, key="lens.archive.chart.time")
+    _chart(left, shown.runs_over_time)
     if shown.failures_by_tool is not None:
-        middle.plotly_chart(shown.failures_by_tool, config=_CHART_CONFIG,
-                            key="lens.archive.chart.failures")
+        _chart(middle, shown.failures_by_tool)
     else:
         middle.caption("No failed tool calls among these runs.")
-    right.plotly_chart(shown.tokens_by_agent, config=_CHART_CONFIG,
-                       key="lens.archive.chart.tokens")
+    _chart(right, shown.tokens_by_agent)
+
+
+def _chart(column, chart: archive_charts.Chart) -> None:
+    if not chart.rows:  # no matching runs: nothing to draw, and an empty chart says less
+        column.caption(f"{chart.spec['title']['text']}: no runs to chart.")
+        return
+    # The spec stays the same between filters and the rows go beside it, so the
+    # browser keeps the drawn chart and only swaps its data.
+    column.vega_lite_chart(pd.DataFrame(chart.rows, columns=list(chart.columns)), chart.spec,
+                           width="stretch", height=archive_charts.HEIGHT)
 
 
 def _rows(con, sql: str, params: list[Any]) -> list[dict[str, Any]]:

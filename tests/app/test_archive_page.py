@@ -76,6 +76,19 @@ def test_the_page_indexes_and_filters(app, configured):
     assert matching(app).startswith(f"{crashed} of {total}")
 
 
+def test_charts_follow_the_filter_and_say_so_when_no_run_matches(app, configured):
+    archive_page(app)
+    charts = app.get("vega_lite_chart")
+    assert len(charts) == 3  # runs over time, failures by tool, tokens by agent
+    app.text_input(key="lens.archive.text").input("no run says this: q7x9z").run()
+    no_exception(app)
+    assert matching(app).startswith("0 of ")
+    assert not app.get("vega_lite_chart")
+    said = [c.value for c in app.caption if "no runs to chart" in c.value]
+    assert said == ["Runs over time: no runs to chart.", "Tokens by agent: no runs to chart."]
+    assert any("No failed tool calls" in c.value for c in app.caption)
+
+
 def test_text_search_finds_failed_tool_output(app, configured):
     archive_page(app)
     con_rows = app.dataframe[0].value

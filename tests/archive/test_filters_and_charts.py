@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import duckdb
 
@@ -56,13 +57,52 @@ def test_chart_queries_add_up_to_the_manifest(indexed_sample, facts):
         assert tokens[agent]["output_tokens"] == totals["outputTokens"]
 
 
-def test_chart_labels_from_recordings_are_escaped():
-    figure = archive_charts.failures_by_tool([{"tool_name": "<img src=x onerror=alert(1)>",
-                                               "failures": 2}])
-    assert figure.data[0].y[0] == "&lt;img src=x onerror=alert(1)&gt;"
-    figure = archive_charts.tokens_by_agent([{"agent": "<b>a</b>", "input_tokens": 1,
+RECORDING_TEXT_FIELDS = {"tool", "agent"}  # chart fields that carry names from recordings
+
+
+def _tooltip_fields(chart):
+    return {t["field"] for t in chart.spec["encoding"].get("tooltip", [])}
+
+
+def test_names_from_recordings_are_data_drawn_as_text_and_never_in_a_tooltip():
+    hostile = "<img src=x onerror=alert(1)>"
+    failures = archive_charts.failures_by_tool([{"tool_name": hostile, "failures": 2}])
+    tokens = archive_charts.tokens_by_agent([{"agent": hostile, "input_tokens": 1,
                                               "output_tokens": 2, "runs": 1}])
-    assert all("<b>" not in y for trace in figure.data for y in trace.y)
+    # Drawn as axis text: the name is kept as it was, not escaped into "&lt;…".
+    assert failures.rows == [{"tool": hostile, "failures": 2}]
+    assert {r["agent"] for r in tokens.rows} == {hostile}
+    # A tooltip's content may become HTML in the browser: no recording text goes there.
+    for chart in (failures, tokens):
+        assert not _tooltip_fields(chart) & RECORDING_TEXT_FIELDS
+        assert "<" not in json.dumps(chart.spec)
+
+
+def test_a_chart_spec_does_not_change_with_the_filter(indexed_sample, facts):
+    """Only the rows differ between filters, so the browser updates a drawn chart
+    in place instead of drawing it anew."""
+    _, db, _ = indexed_sample
+    agent = facts["files"][0]["agent"]
+    narrow = RunFilter(agents=(agent,))
+    for build, sql in ((archive_charts.failures_by_tool, failures_by_tool_sql),
+                       (archive_charts.tokens_by_agent, tokens_by_agent_sql),
+                       (archive_charts.runs_over_time, runs_over_time_sql)):
+        everything, chosen = build(rows(db, sql(RunFilter()))), build(rows(db, sql(narrow)))
+        assert everything.rows != chosen.rows, build.__name__
+        assert json.dumps(everything.spec) == json.dumps(chosen.spec), build.__name__
+
+
+def test_chart_rows_add_up_to_the_manifest(indexed_sample, facts):
+    _, db, _ = indexed_sample
+    over_time = archive_charts.runs_over_time(rows(db, runs_over_time_sql(RunFilter())))
+    assert sum(r["runs"] for r in over_time.rows) == len(facts["files"])
+    assert all(r["when"] for r in over_time.rows)
+    tokens = archive_charts.tokens_by_agent(rows(db, tokens_by_agent_sql(RunFilter())))
+    for agent, totals in facts["totals"]["byAgent"].items():
+        drawn = {r["kind"]: r["tokens"] for r in tokens.rows if r["agent"] == agent}
+        assert drawn == {"input": totals["inputTokens"], "output": totals["outputTokens"]}
+    for chart in (over_time, tokens):
+        assert all(set(r) == set(chart.columns) for r in chart.rows)
 
 
 def test_text_search_ignores_case_and_takes_wildcards_literally(indexed_sample, facts):

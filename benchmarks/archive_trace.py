@@ -1,0 +1,133 @@
+"""Where an Archive filter's browser time goes: Chromium's own trace, per toggle.
+
+The companion of ``browser_trace.py`` for the Archive page: the trivial filter
+app and the Archive page each take ``--toggles`` cached toggles of "Only runs
+with a failed tool" under a trace, and for each the page's main-thread CPU
+(the trace's thread time, which excludes time spent waiting for a core) is
+summed from the click to the table of runs being in, and to the frame after.
+A busy machine stretches wall-clock times; this figure it barely moves.
+
+Run on purpose, never in the unit suite::
+
+    python -m benchmarks.archive_trace --folder DIR [--db FILE] [--toggles 12] \\
+        [name=path/to/lens_app.py ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Sequence
+
+from benchmarks.bench_archive_browser import (ARCHIVE_PATH, CAPTION, INDEX_WAIT_MS,
+                                              TRIVIAL_FILTER_APP, FilterPage, _lens_server,
+                                              _seed_index)
+from benchmarks.bench_browser import (CHROMIUM, CHROMIUM_ARGS, LENS_APP, LOG_DIR,
+                                      START_TIMEOUT_S, wait_idle)
+from benchmarks.browser_trace import KEY, SEEN, SHOWN, TRACE_CATEGORIES, summarise
+from tests.streamlit_server import StreamlitServer
+
+# User-timing marks at the click, when the table is in, and the frame after;
+# installed after bench_archive_browser's probe, which sets ``table``.
+MARKS = """
+() => {
+  const probe = window.__filter;
+  let last = null;
+  document.addEventListener('click', () => performance.mark('%s'), true);
+  new MutationObserver(() => {
+    if (probe.table !== null && probe.table !== last) {
+      last = probe.table;
+      performance.mark('%s');
+      requestAnimationFrame(() => performance.mark('%s'));
+    }
+  }).observe(document.body, {subtree: true, childList: true, characterData: true,
+                             attributes: true});
+}
+""" % (KEY, SEEN, SHOWN)
+WARM_TOGGLES = 3  # unmeasured: both filter states cached, first-use costs paid
+
+
+def trace_toggles(page: FilterPage, count: int) -> dict:
+    page.page.evaluate(MARKS)
+    session = page.context.new_cdp_session(page.page)
+    events: list[dict] = []
+    done: list[bool] = []
+    session.on("Tracing.dataCollected", lambda message: events.extend(message["value"]))
+    session.on("Tracing.tracingComplete", lambda _: done.append(True))
+    session.send("Tracing.start", {"traceConfig": {"includedCategories": TRACE_CATEGORIES},
+                                   "transferMode": "ReportEvents"})
+    for _ in range(count):
+        page.toggle()
+    session.send("Tracing.end")
+    for _ in range(100):  # bounded: ten seconds at most
+        if done:
+            break
+        page.page.wait_for_timeout(100)
+    result = summarise(events)
+    # In the trace's words a "label" is what the marks call seen: here the table.
+    return {"toggles": result.pop("presses"), **{
+        name.replace("label", "table"): value for name, value in result.items()}}
+
+
+def trace_app(name: str, app: Path, folder: Path, db: Path | None, count: int) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    work = Path(tempfile.mkdtemp(prefix="lens-archive-trace-"))
+    try:
+        with ExitStack() as stack:
+            if app == TRIVIAL_FILTER_APP:
+                server = stack.enter_context(StreamlitServer(
+                    app=app, cwd=app.parent, log_path=LOG_DIR / "streamlit-trace-filter.log",
+                    start_timeout_s=START_TIMEOUT_S))
+                path, checkbox = "/", "st-key-failed"
+            else:
+                _seed_index(db, folder, work / "cache")
+                server = stack.enter_context(_lens_server(app, f"trace-{name}", folder,
+                                                          work / "cache"))
+                path, checkbox = ARCHIVE_PATH, "st-key-lens-archive-failed"
+            playwright = stack.enter_context(sync_playwright())
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                                 args=CHROMIUM_ARGS)
+            try:
+                page = FilterPage(browser, server, name, checkbox)
+                page.open(path, "runs match")
+                if app != TRIVIAL_FILTER_APP:  # until the page's pass over the folder ends
+                    page.page.wait_for_function(
+                        "() => [...document.querySelectorAll('%s')].some("
+                        "e => (e.textContent || '').startsWith('Indexed '))" % CAPTION,
+                        timeout=INDEX_WAIT_MS)
+                    wait_idle(page.page)
+                for _ in range(WARM_TOGGLES):
+                    page.toggle()
+                return trace_toggles(page, count)
+            finally:
+                browser.close()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("apps", nargs="*", metavar="NAME=APP", help="Lens app copies to trace")
+    parser.add_argument("--folder", required=True, help="the archive folder the app is given")
+    parser.add_argument("--db", help="an index of that folder to start from (copied)")
+    parser.add_argument("--toggles", type=int, default=12)
+    options = parser.parse_args(argv)
+    apps = [("trivial", TRIVIAL_FILTER_APP)]
+    for item in options.apps or [f"lens={LENS_APP}"]:
+        name, _, path = item.partition("=")
+        apps.append((name, Path(path).resolve()))
+    folder = Path(options.folder).resolve()
+    db = Path(options.db) if options.db else None
+    for name, app in apps:
+        result = trace_app(name, app, folder, db, options.toggles)
+        print(f"{name:12s} load {os.getloadavg()[0]:4.1f}  " + "  ".join(
+            f"{field} {value}" for field, value in result.items()), flush=True)
+
+
+if __name__ == "__main__":
+    main()
