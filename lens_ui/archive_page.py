@@ -24,6 +24,7 @@ from archive.filters import (SORTS, STATUSES, RunFilter, chosen_runs_sql, count_
                              failures_by_tool_sql, page_sql, runs_over_time_sql,
                              tokens_by_agent_sql)
 from lens import archive_charts
+from lens.text import markdown_literal
 from lens_ui import session
 from lens_ui.archive_config import ENV_FOLDERS, archive_folders
 from lens_ui.archive_jobs import IndexJob, current_job, reader, start_job
@@ -50,8 +51,12 @@ def archive_page() -> None:
     labels = list(folders)
     if st.session_state.get(FOLDER) not in folders:
         st.session_state[FOLDER] = labels[0]
-    label = st.selectbox("Folder", labels, key=FOLDER,
-                         help="Folders the server was started with; see the README.")
+    if len(labels) > 1:
+        label = st.selectbox("Folder", labels, key=FOLDER,
+                             help="Folders the server was started with; see the README.")
+    else:  # nothing to choose: a select of one would be one more widget to draw every rerun
+        label = labels[0]
+        st.caption(f"Folder: {markdown_literal(label)} (the one the server was started with)")
     folder = folders[label]
     job = current_job(folder) or start_job(folder)
     _index_status(folder)

@@ -76,6 +76,19 @@ def test_the_page_indexes_and_filters(app, configured):
     assert matching(app).startswith(f"{crashed} of {total}")
 
 
+def test_one_folder_is_named_and_several_are_offered(app, configured, tmp_path, monkeypatch):
+    archive_page(app)
+    assert "lens.archive.folder" not in {box.key for box in app.selectbox}
+    named = [c.value for c in app.caption if c.value.startswith("Folder: ")]
+    assert len(named) == 1 and configured.name in named[0]
+    other = copy_archive(tmp_path / "more runs")
+    monkeypatch.setenv("FOOTPRINT_LENS_ARCHIVE", f"{configured}:{other}")
+    app.run()
+    no_exception(app)
+    picker = app.selectbox(key="lens.archive.folder")
+    assert picker.options == [configured.name, other.name]
+
+
 def test_charts_follow_the_filter_and_say_so_when_no_run_matches(app, configured):
     archive_page(app)
     charts = app.get("vega_lite_chart")
