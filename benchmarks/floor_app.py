@@ -19,7 +19,11 @@ variable ``FLOOR_CASE`` names:
   spec, same identity: plotly is not remounted);
 - ``vega-data``: the same drawing with ``st.vega_lite_chart``, one spec for
   every step and this step's drawing as its data, under a key (a stable
-  identity: the chart is updated in place).
+  identity: the chart is updated in place);
+- ``echarts``: the same drawing as one ECharts option per step on
+  ``st.echarts_chart`` under a key with ``on_select="rerun"`` (a keyed
+  selection widget keeps its identity while its option changes, so ECharts
+  updates the chart in place and still reports a click on a node).
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ import streamlit as st
 # Run as a script from benchmarks/: the repository (its lens, its inputs) comes first.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.vega_diagram import vega_rows, vega_spec  # noqa: E402 (after the path)
+from benchmarks.echarts_diagram import echarts_option  # noqa: E402 (after the path)
+from benchmarks.vega_diagram import vega_rows, vega_spec  # noqa: E402
 
 CASE = os.environ.get("FLOOR_CASE", "inside:0")
 PLOT_CONFIG = {"displayModeBar": False, "scrollZoom": False}  # as lens_ui/stepper.py
@@ -115,7 +120,7 @@ elif kind == "kind":
 def stepper() -> None:
     index = st.session_state.setdefault("step", 0)
     st.button("Next", key="next", on_click=_next, shortcut="N")
-    steps = _diagram()[1] if kind.startswith(("plotly", "vega")) else ELEMENT_STEPS
+    steps = _diagram()[1] if kind.startswith(("plotly", "vega", "echarts")) else ELEMENT_STEPS
     st.text(f"step {index + 1} of {steps}")
     if kind == "inside":
         static_elements(int(count), "inside")
@@ -132,6 +137,10 @@ def stepper() -> None:
 
         st.vega_lite_chart(pd.DataFrame(vega_rows(figure)), vega_spec(figure), key="diagram",
                            on_select="rerun", selection_mode="pick")
+    elif kind == "echarts":
+        figure = _figure(index)
+        st.echarts_chart(echarts_option(figure), key="diagram", on_select="rerun",
+                         height=figure["layout"]["height"])
 
 
 stepper()
