@@ -28,7 +28,7 @@ from benchmarks.bench_archive_browser import (ARCHIVE_PATH, CAPTION, INDEX_WAIT_
                                               _seed_index)
 from benchmarks.bench_browser import (CHROMIUM, CHROMIUM_ARGS, LENS_APP, LOG_DIR,
                                       START_TIMEOUT_S, wait_idle)
-from benchmarks.browser_trace import KEY, SEEN, SHOWN, TRACE_CATEGORIES, summarise
+from benchmarks.browser_trace import KEY, SEEN, SHOWN, summarise, traced
 from tests.streamlit_server import StreamlitServer
 
 # User-timing marks at the click, when the table is in, and the frame after;
@@ -53,20 +53,7 @@ WARM_TOGGLES = 3  # unmeasured: both filter states cached, first-use costs paid
 
 def trace_toggles(page: FilterPage, count: int) -> dict:
     page.page.evaluate(MARKS)
-    session = page.context.new_cdp_session(page.page)
-    events: list[dict] = []
-    done: list[bool] = []
-    session.on("Tracing.dataCollected", lambda message: events.extend(message["value"]))
-    session.on("Tracing.tracingComplete", lambda _: done.append(True))
-    session.send("Tracing.start", {"traceConfig": {"includedCategories": TRACE_CATEGORIES},
-                                   "transferMode": "ReportEvents"})
-    for _ in range(count):
-        page.toggle()
-    session.send("Tracing.end")
-    for _ in range(100):  # bounded: ten seconds at most
-        if done:
-            break
-        page.page.wait_for_timeout(100)
+    events = traced(page.context, page.page, lambda: [page.toggle() for _ in range(count)])
     result = summarise(events)
     # In the trace's words a "label" is what the marks call seen: here the table.
     return {"toggles": result.pop("presses"), **{

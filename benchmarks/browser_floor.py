@@ -39,8 +39,8 @@ from typing import Sequence
 
 from benchmarks.bench_browser import (CHROMIUM, CHROMIUM_ARGS, LOG_DIR, START_TIMEOUT_S,
                                       TRIVIAL_APP, SteppedPage)
-from benchmarks.browser_trace import (MARKS, TRACE_CATEGORIES, cpu_ms, main_thread_tasks,
-                                      presses, summarise)
+from benchmarks.browser_trace import (MARKS, cpu_ms, main_thread_tasks, presses, summarise,
+                                      traced)
 from benchmarks.inputs import corpus_path
 from benchmarks.timing import median
 from tests.streamlit_server import StreamlitServer
@@ -54,7 +54,6 @@ GROUPS = {
                                              "expander", "json")],
 }
 SERVED = "Served context"
-TRACE_WAIT_ROUNDS = 100  # of 100 ms: a trace is collected within ten seconds
 
 
 @dataclass(frozen=True)
@@ -88,20 +87,8 @@ def cases_for(group: str, lens_apps: Sequence[tuple[str, Path]]) -> list[Case]:
 def _traced_presses(measured: Measured, count: int) -> None:
     """``count`` presses under a Chromium trace, its events kept."""
     page = measured.page
-    session = page.context.new_cdp_session(page.page)
-    done: list[bool] = []
-    session.on("Tracing.dataCollected", lambda message: measured.events.extend(message["value"]))
-    session.on("Tracing.tracingComplete", lambda _: done.append(True))
-    session.send("Tracing.start", {"traceConfig": {"includedCategories": TRACE_CATEGORIES},
-                                   "transferMode": "ReportEvents"})
-    for _ in range(count):
-        page.press()
-    session.send("Tracing.end")
-    for _ in range(TRACE_WAIT_ROUNDS):
-        if done:
-            break
-        page.page.wait_for_timeout(100)
-    session.detach()
+    measured.events.extend(traced(page.context, page.page,
+                                  lambda: [page.press() for _ in range(count)]))
 
 
 def measure(cases: Sequence[Case], rounds: int, presses: int) -> dict:

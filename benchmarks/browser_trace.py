@@ -20,7 +20,7 @@ import argparse
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from benchmarks.bench_browser import (CHROMIUM, CHROMIUM_ARGS, SERVED_CASE, TRIVIAL_APP,
                                       SteppedPage, _server)
@@ -114,6 +114,26 @@ def summarise(events: Sequence[dict]) -> dict:
     }
 
 
+def traced(context, page, action: Callable[[], object]) -> list[dict]:
+    """Run ``action`` under Chromium's trace of ``page`` (categories
+    :data:`TRACE_CATEGORIES`) and return the trace's events."""
+    session = context.new_cdp_session(page)
+    events: list[dict] = []
+    done: list[bool] = []
+    session.on("Tracing.dataCollected", lambda message: events.extend(message["value"]))
+    session.on("Tracing.tracingComplete", lambda _: done.append(True))
+    session.send("Tracing.start", {"traceConfig": {"includedCategories": TRACE_CATEGORIES},
+                                   "transferMode": "ReportEvents"})
+    action()
+    session.send("Tracing.end")
+    for _ in range(100):  # bounded: ten seconds at most
+        if done:
+            break
+        page.wait_for_timeout(100)
+    session.detach()
+    return events
+
+
 def trace_presses(app: Path, count: int, expand: str | None) -> dict:
     """Open ``app`` (the large agent run uploaded, unless it is the trivial
     app), press N ``count`` times under a trace, and summarise."""
@@ -129,20 +149,7 @@ def trace_presses(app: Path, count: int, expand: str | None) -> dict:
                       expand=None if trivial else expand)
             page.page.evaluate(MARKS)
             page.press()  # first-use costs stay out of the trace
-            session = page.context.new_cdp_session(page.page)
-            events: list[dict] = []
-            done: list[bool] = []
-            session.on("Tracing.dataCollected", lambda message: events.extend(message["value"]))
-            session.on("Tracing.tracingComplete", lambda _: done.append(True))
-            session.send("Tracing.start", {"traceConfig": {"includedCategories": TRACE_CATEGORIES},
-                                           "transferMode": "ReportEvents"})
-            for _ in range(count):
-                page.press()
-            session.send("Tracing.end")
-            for _ in range(100):  # bounded: ten seconds at most
-                if done:
-                    break
-                page.page.wait_for_timeout(100)
+            events = traced(page.context, page.page, lambda: [page.press() for _ in range(count)])
         finally:
             browser.close()
     return summarise(events)
