@@ -77,6 +77,19 @@ def page_sql(run_filter: RunFilter, limit: int, offset: int = 0) -> tuple[str, l
             f"LIMIT {int(limit)} OFFSET {max(int(offset), 0)}", params)
 
 
+def page_and_count_sql(run_filter: RunFilter, limit: int,
+                       offset: int = 0) -> tuple[str, list[Any]]:
+    """:func:`page_sql` with every row also carrying ``matching``, the count of
+    all the filter's runs: one scan instead of two. It pays when the filter's
+    own test is what costs (a text search reads every run's text); otherwise
+    counting the runs to number them costs more than a second, cheap scan."""
+    where, params = run_filter.where()
+    columns = ", ".join(LIST_COLUMNS)
+    return (f"SELECT {columns}, count(*) OVER () AS matching FROM runs WHERE {where} "
+            f"ORDER BY {run_filter.order_by()} LIMIT {int(limit)} "
+            f"OFFSET {max(int(offset), 0)}", params)
+
+
 def count_sql(run_filter: RunFilter) -> tuple[str, list[Any]]:
     where, params = run_filter.where()
     return f"SELECT count(*) FROM runs WHERE {where}", params

@@ -21,8 +21,8 @@ import streamlit as st
 
 from archive.errors import ArchiveError
 from archive.filters import (SORTS, STATUSES, RunFilter, chosen_runs_sql, count_sql,
-                             failures_by_tool_sql, page_sql, runs_over_time_sql,
-                             tokens_by_agent_sql)
+                             failures_by_tool_sql, page_and_count_sql, page_sql,
+                             runs_over_time_sql, tokens_by_agent_sql)
 from lens import archive_charts
 from lens.text import markdown_literal
 from lens_ui import session
@@ -149,6 +149,7 @@ class _FilterCharts:
 class _ListedRuns:
     offset: int
     runs: pd.DataFrame  # one page of the matching runs, as the table shows them
+    matching: int | None  # all the filter's runs, when the page's query counted them
 
 
 def _generation(job: IndexJob) -> tuple:
@@ -214,8 +215,13 @@ def _listed_runs(db: Path, generation: tuple, run_filter: RunFilter, page: int) 
     con = reader(db).cursor()
     try:
         offset = (page - 1) * PAGE_ROWS
-        sql, params = page_sql(run_filter, PAGE_ROWS, offset)
-        return _ListedRuns(offset, _table(con.execute(sql, params).df()))
+        if not run_filter.text.strip():
+            sql, params = page_sql(run_filter, PAGE_ROWS, offset)
+            return _ListedRuns(offset, _table(con.execute(sql, params).df()), None)
+        # A text search reads every run's text: the same scan counts them too.
+        frame = con.execute(*page_and_count_sql(run_filter, PAGE_ROWS, offset)).df()
+        matching = int(frame["matching"].iloc[0]) if len(frame) else None
+        return _ListedRuns(offset, _table(frame), matching)
     finally:
         con.close()
 
@@ -231,9 +237,15 @@ def _browse(job: IndexJob, label: str) -> None:
     # The answer first (count and runs), the charts after it: the count and the
     # table of a filter asked for the first time reach the browser while its
     # charts are still being queried.
-    matching = _matching(job.db, generation, run_filter)
-    page = _page_number(max(1, -(-matching // PAGE_ROWS)))
-    listed = _listed_runs(job.db, generation, run_filter, page)
+    requested = _requested_page()
+    listed = _listed_runs(job.db, generation, run_filter, requested)
+    matching = (listed.matching if listed.matching is not None
+                else _matching(job.db, generation, run_filter))
+    pages = max(1, -(-matching // PAGE_ROWS))
+    if requested > pages:  # the filter now matches fewer runs: back to the first page
+        st.session_state[PAGE] = 1
+        listed = _listed_runs(job.db, generation, run_filter, 1)
+    _page_number(pages)
     frame = listed.runs
     st.caption(f"{matching:,} of {choices.total:,} runs match" +
                (f"; runs {listed.offset + 1:,}–{listed.offset + len(frame):,} in this order "
@@ -248,14 +260,17 @@ def _browse(job: IndexJob, label: str) -> None:
     _unreadable(choices)
 
 
-def _page_number(pages: int) -> int:
-    """Which page of the table to list (1 when there is only one)."""
-    if pages <= 1:
-        return 1
-    if st.session_state.get(PAGE, 1) > pages:  # the filter now matches fewer runs
-        st.session_state[PAGE] = 1
-    return int(st.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages,
-                               step=1, key=PAGE, width=160))
+def _requested_page() -> int:
+    """The page the reader asked for (its widget's value from the last run; 1 at first)."""
+    page = st.session_state.get(PAGE, 1)
+    return page if isinstance(page, int) and page >= 1 else 1
+
+
+def _page_number(pages: int) -> None:
+    """The page chooser, when there is more than one page (its value is already in range)."""
+    if pages > 1:
+        st.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, step=1, key=PAGE,
+                        width=160)
 
 
 def _filters(choices: _FilterChoices) -> RunFilter:

@@ -174,3 +174,20 @@ def test_the_table_is_paged_and_the_pages_cover_every_matching_run_once(
     app.checkbox(key="lens.archive.failed").check().run()
     failed = sum(1 for e in facts["files"] if e["failedToolCalls"])
     assert len(app.dataframe[0].value) == min(20, failed)
+    # So does a text search, whose page query also counts its runs.
+    app.checkbox(key="lens.archive.failed").uncheck().run()
+    app.number_input(key=page_module.PAGE).set_value(pages).run()
+    word = max(facts["files"][0]["userMessage"].split(), key=len)
+    app.text_input(key="lens.archive.text").input(word).run()
+    no_exception(app)
+    from archive.database import default_db_path
+    from archive.filters import RunFilter, count_sql
+    from lens_ui.archive_jobs import reader
+
+    expected = reader(default_db_path(configured)).cursor().execute(
+        *count_sql(RunFilter(text=word))).fetchone()[0]
+    assert expected >= 1
+    assert matching(app).startswith(f"{expected} of {total} runs match")
+    assert len(app.dataframe[0].value) == min(20, expected)
+    if expected > 20:
+        assert "; runs 1–20 in this order" in matching(app)

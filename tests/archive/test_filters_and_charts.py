@@ -7,7 +7,8 @@ import json
 
 import duckdb
 
-from archive.filters import (RunFilter, chosen_runs_sql, count_sql, failures_by_tool_sql, page_sql,
+from archive.filters import (RunFilter, chosen_runs_sql, count_sql, failures_by_tool_sql,
+                             page_and_count_sql, page_sql,
                              runs_over_time_sql, tokens_by_agent_sql)
 from lens import archive_charts
 
@@ -157,3 +158,17 @@ def test_a_source_table_name_is_never_sql_text():
 
     with pytest.raises(ValueError):
         tokens_by_agent_sql(RunFilter(), source="runs; DROP TABLE runs")
+
+
+def test_a_page_that_counts_its_filter_lists_and_counts_what_the_two_queries_do(
+        indexed_sample, facts):
+    _, db, _ = indexed_sample
+    searched = RunFilter(text="the", sort="most tokens")  # in many runs' text, not all
+    total = rows(db, count_sql(searched))[0]["count_star()"]
+    assert 10 < total < len(facts["files"])
+    for offset in (0, 10, total - 3):
+        counted = rows(db, page_and_count_sql(searched, 10, offset))
+        assert {r["matching"] for r in counted} == {total}
+        assert [r["file"] for r in counted] == [r["file"] for r in rows(db, page_sql(searched, 10,
+                                                                                       offset))]
+    assert rows(db, page_and_count_sql(searched, 10, total)) == []  # past the end: no count
