@@ -71,10 +71,7 @@ class RunFilter:
 
 def page_sql(run_filter: RunFilter, limit: int, offset: int = 0) -> tuple[str, list[Any]]:
     """``limit`` matching runs after the first ``offset``, in the filter's order."""
-    where, params = run_filter.where()
-    columns = ", ".join(LIST_COLUMNS)
-    return (f"SELECT {columns} FROM runs WHERE {where} ORDER BY {run_filter.order_by()} "
-            f"LIMIT {int(limit)} OFFSET {max(int(offset), 0)}", params)
+    return _page(run_filter, ", ".join(LIST_COLUMNS), limit, offset)
 
 
 def page_and_count_sql(run_filter: RunFilter, limit: int,
@@ -83,11 +80,15 @@ def page_and_count_sql(run_filter: RunFilter, limit: int,
     all the filter's runs: one scan instead of two. It pays when the filter's
     own test is what costs (a text search reads every run's text); otherwise
     counting the runs to number them costs more than a second, cheap scan."""
+    return _page(run_filter, ", ".join(LIST_COLUMNS) + ", count(*) OVER () AS matching",
+                 limit, offset)
+
+
+def _page(run_filter: RunFilter, columns: str, limit: int,
+          offset: int) -> tuple[str, list[Any]]:
     where, params = run_filter.where()
-    columns = ", ".join(LIST_COLUMNS)
-    return (f"SELECT {columns}, count(*) OVER () AS matching FROM runs WHERE {where} "
-            f"ORDER BY {run_filter.order_by()} LIMIT {int(limit)} "
-            f"OFFSET {max(int(offset), 0)}", params)
+    return (f"SELECT {columns} FROM runs WHERE {where} ORDER BY {run_filter.order_by()} "
+            f"LIMIT {int(limit)} OFFSET {max(int(offset), 0)}", params)
 
 
 def count_sql(run_filter: RunFilter) -> tuple[str, list[Any]]:

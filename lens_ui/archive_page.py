@@ -215,12 +215,11 @@ def _listed_runs(db: Path, generation: tuple, run_filter: RunFilter, page: int) 
     con = reader(db).cursor()
     try:
         offset = (page - 1) * PAGE_ROWS
-        if not run_filter.text.strip():
-            sql, params = page_sql(run_filter, PAGE_ROWS, offset)
-            return _ListedRuns(offset, _table(con.execute(sql, params).df()), None)
         # A text search reads every run's text: the same scan counts them too.
-        frame = con.execute(*page_and_count_sql(run_filter, PAGE_ROWS, offset)).df()
-        matching = int(frame["matching"].iloc[0]) if len(frame) else None
+        counted = bool(run_filter.text.strip())
+        build = page_and_count_sql if counted else page_sql
+        frame = con.execute(*build(run_filter, PAGE_ROWS, offset)).df()
+        matching = int(frame["matching"].iloc[0]) if counted and len(frame) else None
         return _ListedRuns(offset, _table(frame), matching)
     finally:
         con.close()
