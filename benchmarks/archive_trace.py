@@ -23,31 +23,16 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Sequence
 
-from benchmarks.bench_archive_browser import (ARCHIVE_PATH, CAPTION, INDEX_WAIT_MS,
-                                              TRIVIAL_FILTER_APP, FilterPage, _lens_server,
-                                              _seed_index)
+from benchmarks.bench_archive_browser import (ARCHIVE_PATH, TRIVIAL_FILTER_APP, FilterPage,
+                                              _lens_server, _seed_index)
 from benchmarks.bench_browser import (CHROMIUM, CHROMIUM_ARGS, LENS_APP, LOG_DIR,
-                                      START_TIMEOUT_S, wait_idle)
-from benchmarks.browser_trace import KEY, SEEN, SHOWN, summarise, traced
+                                      START_TIMEOUT_S)
+from benchmarks.browser_trace import marks_script, summarise, traced
 from tests.streamlit_server import StreamlitServer
 
-# User-timing marks at the click, when the table is in, and the frame after;
-# installed after bench_archive_browser's probe, which sets ``table``.
-MARKS = """
-() => {
-  const probe = window.__filter;
-  let last = null;
-  document.addEventListener('click', () => performance.mark('%s'), true);
-  new MutationObserver(() => {
-    if (probe.table !== null && probe.table !== last) {
-      last = probe.table;
-      performance.mark('%s');
-      requestAnimationFrame(() => performance.mark('%s'));
-    }
-  }).observe(document.body, {subtree: true, childList: true, characterData: true,
-                             attributes: true});
-}
-""" % (KEY, SEEN, SHOWN)
+# At the click, when the table of runs is in (bench_archive_browser's probe
+# sets ``table``), and the frame after.
+MARKS = marks_script("click", "__filter", "table")
 WARM_TOGGLES = 3  # unmeasured: both filter states cached, first-use costs paid
 
 
@@ -82,12 +67,8 @@ def trace_app(name: str, app: Path, folder: Path, db: Path | None, count: int) -
             try:
                 page = FilterPage(browser, server, name, checkbox)
                 page.open(path, "runs match")
-                if app != TRIVIAL_FILTER_APP:  # until the page's pass over the folder ends
-                    page.page.wait_for_function(
-                        "() => [...document.querySelectorAll('%s')].some("
-                        "e => (e.textContent || '').startsWith('Indexed '))" % CAPTION,
-                        timeout=INDEX_WAIT_MS)
-                    wait_idle(page.page)
+                if app != TRIVIAL_FILTER_APP:
+                    page.wait_indexed()
                 for _ in range(WARM_TOGGLES):
                     page.toggle()
                 return trace_toggles(page, count)

@@ -132,6 +132,15 @@ class FilterPage:
         page.evaluate(PROBE)
         return page.evaluate("() => window.__filterCaption()")
 
+    def wait_indexed(self) -> None:
+        """Until the Archive page's pass over its folder has ended ("Indexed …")
+        and the page is idle again."""
+        self.page.wait_for_function(
+            "() => [...document.querySelectorAll('%s')].some("
+            "e => (e.textContent || '').startsWith('Indexed '))" % CAPTION,
+            timeout=INDEX_WAIT_MS)
+        wait_idle(self.page)
+
     def search(self, term: str) -> None:
         """Enter a search term (unmeasured) and wait for its rerun to end."""
         box = self.page.locator(SEARCH)
@@ -229,12 +238,7 @@ def measure(folder: Path, db: Path | None, toggles: int, rounds: int,
                 for name, (server, path) in apps.items():
                     pages[name] = FilterPage(browser, server, name, "st-key-lens-archive-failed")
                     opened[name] = pages[name].open(path, "runs match")
-                    # "Indexed …" once the page's pass over the folder has ended
-                    pages[name].page.wait_for_function(
-                        "() => [...document.querySelectorAll('%s')].some("
-                        "e => (e.textContent || '').startsWith('Indexed '))" % CAPTION,
-                        timeout=INDEX_WAIT_MS)
-                    wait_idle(pages[name].page)
+                    pages[name].wait_indexed()
                 for page in pages.values():  # unmeasured: first-use costs
                     page.toggle()
                     page.toggle()

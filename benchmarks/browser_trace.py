@@ -30,23 +30,32 @@ from benchmarks.timing import median
 KEY, SEEN, SHOWN = "bench-key", "bench-seen", "bench-shown"
 TASK = "ThreadControllerImpl::RunTask"  # one task of a thread's loop
 TRACE_CATEGORIES = ["toplevel", "blink.user_timing"]
-# User-timing marks at the keydown, when the label is in the DOM, and the
-# frame after; installed after bench_browser's probe, which sets ``seen``.
-MARKS = """
+
+
+def marks_script(event: str, probe: str, field: str) -> str:
+    """Page script placing user-timing marks: at each ``event`` (captured on
+    the window), when the page's probe ``window[probe]`` sets ``field`` anew,
+    and at the frame after. Installed after that probe."""
+    return """
 () => {
-  const bench = window.__bench;
+  const probe = window['%s'];
   let last = null;
-  window.addEventListener('keydown', () => performance.mark('%s'), true);
+  window.addEventListener('%s', () => performance.mark('%s'), true);
   new MutationObserver(() => {
-    if (bench.seen !== null && bench.seen !== last) {
-      last = bench.seen;
+    if (probe['%s'] !== null && probe['%s'] !== last) {
+      last = probe['%s'];
       performance.mark('%s');
       requestAnimationFrame(() => performance.mark('%s'));
     }
   }).observe(document.body, {subtree: true, childList: true, characterData: true,
                              attributes: true});
 }
-""" % (KEY, SEEN, SHOWN)
+""" % (probe, event, KEY, field, field, field, SEEN, SHOWN)
+
+
+# At the keydown, when the label is in the DOM (bench_browser's probe sets
+# ``seen``), and the frame after.
+MARKS = marks_script("keydown", "__bench", "seen")
 
 
 @dataclass(frozen=True)
