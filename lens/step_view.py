@@ -1,7 +1,7 @@
 """What the run page computes for one step: one call per slider move.
 
 :func:`step_view` gathers, for step ``index`` of the scope at ``path``, the
-label, the plain-words headline, the step detail and the actor-arrow figure.
+label, the plain-words headline, the step detail and the actor-arrow chart.
 The app's slider region draws exactly this (``lens_ui/stepper.py``), and the
 slider benchmark times exactly this, so neither keeps a copy of the other.
 
@@ -13,11 +13,9 @@ from __future__ import annotations
 
 from functools import cached_property
 
-import plotly.graph_objects as go
-
 from recorders.run_step import RunStep
 from lens.arrows import ArrowDiagram
-from lens.figures import actor_figure
+from lens.diagram_chart import DiagramChart, actor_chart
 from lens.plain_words import Sentence, step_sentence
 from lens.run import OpenRun
 from lens.scopes import Scope
@@ -27,7 +25,7 @@ from lens.step_detail import StepDetail, describe_step, step_caption
 class StepView:
     """Step ``index`` of ``scope`` as the page shows it. Each part is built when
     first read and kept: the page draws the label before it asks for the
-    headline, the detail and the figure, so the label reaches the browser
+    headline, the detail and the chart, so the label reaches the browser
     without waiting for them."""
 
     def __init__(self, run: OpenRun, profile: str, scope: Scope, index: int,
@@ -40,9 +38,9 @@ class StepView:
         self._diagram = diagram
 
     def build_rest(self) -> None:
-        """Build the headline, the detail and the figure now. A part that fails
+        """Build the headline, the detail and the chart now. A part that fails
         is left unbuilt: reading it raises again, where the page draws it."""
-        for part in ("headline", "detail", "figure"):
+        for part in ("headline", "detail", "chart"):
             try:
                 getattr(self, part)
             except Exception:  # noqa: BLE001 (raised again when the part is read)
@@ -64,12 +62,12 @@ class StepView:
         return describe_step(self.step, self._run.evidence)
 
     @cached_property
-    def figure(self) -> go.Figure:
+    def chart(self) -> DiagramChart:
         """The scope's actors, this step's arrows lit."""
         shown = self._diagram
         if shown is None:
             shown = self._run.diagram(self._profile, self.scope.path)
-        return actor_figure(shown, self.index, title="")
+        return actor_chart(shown, self.index)
 
 
 def step_view(run: OpenRun, profile: str, scope: Scope, index: int,

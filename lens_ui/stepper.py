@@ -14,6 +14,7 @@ import hashlib
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from lens.diagram_chart import DIAGRAM_SPEC, DRILL_PARAM
 from lens.route_view import hop_step_index
 from lens.scopes import ROOT, Scope, ScopeIndex, encode_path
 from lens.step_view import step_view
@@ -33,12 +34,9 @@ BACKTRACK_TAB, SEARCH_TAB = session.BACKTRACK_TAB, session.SEARCH_TAB
 TIMELINE_TAB = session.TIMELINE_TAB
 VIEWS = (STEPS_TAB, TIMELINE_TAB, ROUTE_TAB, BACKTRACK_TAB, SEARCH_TAB)
 GENERATION = "lens.selection_generation"  # bumped after a handled click: fresh widget keys
-PLOT_CONFIG = {"displayModeBar": False, "scrollZoom": False}
 MAX_CHILD_BUTTONS = 8
 # Sized so the controls, the step, its headline and the diagram fit a 1280×720 or
-# 1024×768 screen: a taller diagram is scaled down to this; the detail pane
-# scrolls within its height.
-DIAGRAM_MAX_HEIGHT = 400
+# 1024×768 screen: the detail pane scrolls within its height.
 DETAIL_HEIGHT = 330
 PREVIOUS_KEY, NEXT_KEY = "P", "N"
 
@@ -96,10 +94,10 @@ def hops_key(generation: int) -> str:
 def _apply_clicks(run: LoadedRun, profile: str, scopes: ScopeIndex) -> None:
     """Turn last interaction's diagram click or hop pick into a position."""
     path = st.session_state.get(session.DRILL, ROOT)
-    points = _selected(st.session_state.get(diagram_key(path, _generation())), "points")
-    if points:
+    nodes = _selected(st.session_state.get(diagram_key(path, _generation())), DRILL_PARAM)
+    if nodes:
         st.session_state[GENERATION] = _generation() + 1
-        target = scopes.lookup(_custom_text(points[0]))
+        target = scopes.lookup(_drill_path(nodes[0]))
         if target is not None and target != path:
             session.drill_to(target)
         return
@@ -121,11 +119,9 @@ def _selected(state: object, field: str) -> list:
         return []
 
 
-def _custom_text(point: object) -> str:
-    data = point.get("customdata") if isinstance(point, dict) else None
-    if isinstance(data, list):
-        data = data[0] if data else None
-    return data if isinstance(data, str) else ""
+def _drill_path(node: object) -> str:
+    path = node.get("drill") if isinstance(node, dict) else None
+    return path if isinstance(path, str) else ""
 
 
 # ─── breadcrumb ────────────────────────────────────────────────────────
@@ -206,13 +202,13 @@ def _steps(run: LoadedRun, profile: str, scopes: ScopeIndex, scope: Scope, index
     diagram_column, detail_column = st.columns([1, 1], gap="medium")
     with diagram_column:
         with guarded_panel("diagram"):
-            figure = view.figure
-            # Drawn at the height the layout computed: squeezed, its labels would
-            # overlap (the layout keeps a diagram of few rows short itself).
-            height = figure.layout.height or DIAGRAM_MAX_HEIGHT
-            st.plotly_chart(figure, key=diagram_key(scope.path, _generation()),
-                            on_select="rerun", selection_mode="points", config=PLOT_CONFIG,
-                            height=height)
+            chart = view.chart
+            # One spec for every step, the step as data: the browser keeps the
+            # chart and swaps its rows. Drawn at the height the layout computed:
+            # squeezed, its labels would overlap.
+            st.vega_lite_chart(chart.rows, DIAGRAM_SPEC, key=diagram_key(scope.path, _generation()),
+                               on_select="rerun", selection_mode=DRILL_PARAM,
+                               height=chart.height, width="stretch")
         st.caption("Orange: this step's arrows · grey: earlier steps · ■ a subflow: click it "
                    f"to drill in · keys: {NEXT_KEY} next, {PREVIOUS_KEY} previous, ←/→ on the slider.")
     with detail_column:

@@ -1,0 +1,336 @@
+"""The actor-arrow diagram of a scope at one step, as a Vega-Lite chart.
+
+One spec (:data:`DIAGRAM_SPEC`) draws every step of every scope; what a step
+shows is only its rows (:func:`actor_chart`). A chart whose spec stays the
+same keeps its identity in the browser and swaps its data in place, where a
+figure rebuilt every step is torn down and drawn again (that redraw was the
+largest cost of a slider move: ``benchmarks/README.md``).
+
+Positions are :mod:`lens.layout`'s pixels, drawn 1:1: two invisible frame
+rows at the corners of the step's drawing set both scales' domains, and the
+chart is exactly as tall as the drawing.
+
+Recorded text reaches the chart only as data: node and arrow labels are
+drawn as text (Vega draws no markup), hover lines go to Vega-Lite's tooltip,
+which escapes them. Nothing recorded is ever put in the spec.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, replace
+
+from lens.actors import CHILD, MODEL, STAGE, TOOLS, USER, Actor
+from lens.arrows import ArrowDiagram, BranchOption, Edge, LoopPasses
+from lens.layout import (ACTIVE_NODE_SIZE, LINE_HEIGHT, NODE_SIZE, Geometry, Route, SceneArrow,
+                         lay_out)
+from lens.scopes import encode_path
+from lens.text import one_line, plot_text
+
+LIT = "#d9480f"
+FAINT = "rgba(110, 110, 110, 0.35)"
+NODE_TEXT = "#495057"
+NODE_EDGE = "#343a40"
+ROLE_COLOURS = {USER: "#1c7ed6", MODEL: "#7048e8", TOOLS: "#2b8a3e", CHILD: "#e67700",
+                STAGE: "#868e96"}
+OTHER_ROLE_COLOUR = "#868e96"
+ROLE_NAMES = {USER: "the user", MODEL: "model", TOOLS: "tools", CHILD: "subflow",
+              STAGE: "stage"}
+# How each style of arrow is drawn: colour, line width, dash ([] for solid).
+# "option" is a branch a decider did not take.
+ARROW_STYLES = {"option": (FAINT, 1.5, [2, 3]), "faint": (FAINT, 1.5, []), "lit": (LIT, 3.5, [])}
+HEAD_LENGTH = 9  # px from base to tip, plus the line's width
+FAINT_NODE_OPACITY = 0.3
+# Room above and below the drawing, in px: a ring or a label at the frame's edge stays whole.
+PAD = 6
+_LABEL_CHARS = 32
+# A node's hover text, a line a field: the first is the tooltip's heading.
+HOVER_FIELDS = ("hover0", "hover1", "hover2", "hover3", "hover4")
+
+# The click selection's name: Streamlit reports a clicked node as
+# ``selection[DRILL_PARAM] == [{"drill": "<encoded scope path>"}]`` ("" for a
+# node that is not a subflow).
+DRILL_PARAM = "drill"
+
+
+@dataclass(frozen=True)
+class DiagramChart:
+    """What the diagram draws at one step: rows for :data:`DIAGRAM_SPEC` and
+    the chart's height in px (its width is the column's)."""
+
+    rows: list[dict]
+    height: int
+
+    def of_kind(self, kind: str) -> list[dict]:
+        return [row for row in self.rows if row["kind"] == kind]
+
+
+def actor_chart(diagram: ArrowDiagram, index: int) -> DiagramChart:
+    """The scope's actors with step ``index``'s arrows lit and earlier ones
+    faint; a decider's branches not taken faint; a Loop root as its passes."""
+    scene = _scene(diagram, index)
+    geometry = lay_out(list(scene.nodes), {k: node.text for k, node in scene.nodes.items()},
+                       scene.arrows, scene.order_edges, scene.grid)
+    rows = _frame_rows(geometry)
+    for route in geometry.routes:
+        rows += _arrow_rows(route)
+    rows += _label_rows(geometry)
+    rows += _node_rows(scene, geometry)
+    return DiagramChart(rows, int(math.ceil(geometry.height)) + 2 * PAD)
+
+
+# ─── the spec: the same for every step ─────────────────────────────────
+
+# Every row carries every field, so the rows make one table of stable columns.
+_ROW = dict(kind="", style="", x=0.0, y=0.0, x2=0.0, y2=0.0, angle=0.0, size=0.0, text="",
+            colour="", stroke="", ring=0.0, shape="circle", opacity=1.0, drill="",
+            **{field: "" for field in HOVER_FIELDS})
+
+
+def _row(**fields: object) -> dict:
+    row = dict(_ROW)
+    row.update(fields)
+    return row
+
+
+def _position(field: str, *, domain: bool = True) -> dict:
+    encoding: dict = {"field": field, "type": "quantitative", "axis": None}
+    if domain:
+        # The frame rows make the domain; y grows downward as in the layout.
+        encoding["scale"] = {"zero": False, "nice": False, "padding": 0,
+                             **({"reverse": True} if field == "y" else {})}
+    return encoding
+
+
+def _as_is(field: str) -> dict:
+    """A field drawn as its value (a colour, a size in px²), not through a scale."""
+    return {"field": field, "type": "nominal" if field in ("colour", "stroke", "shape") else
+            "quantitative", "scale": None, "legend": None}
+
+
+def _kind(kind: str, style: str | None = None) -> list[dict]:
+    """Keep the rows of one kind (and style), and the frame rows: drawn as
+    nothing, they give every layer data, so no layer's extent is empty (Vega
+    warns about each one that is)."""
+    test = f"datum.kind === '{kind}'" + (f" && datum.style === '{style}'" if style else "")
+    return [{"filter": f"datum.kind === 'frame' || ({test})"}]
+
+
+def _tooltip() -> dict:
+    """The hover lines as one object for Vega's tooltip: the first as its
+    heading (``title``), each other one a row with a blank key. An empty line
+    reads a field no row has, so it is undefined and the tooltip leaves it out."""
+    rows = ", ".join(f"'{' ' * number}': datum.{field} || datum.no_such_field"
+                     for number, field in enumerate(HOVER_FIELDS[1:], start=1))
+    return {"calculate": f"{{title: datum.{HOVER_FIELDS[0]}, {rows}}}", "as": "tooltip"}
+
+
+def _segment_layer(style: str) -> dict:
+    colour, width, dash = ARROW_STYLES[style]
+    mark = {"type": "rule", "color": colour, "strokeWidth": width}
+    if dash:
+        mark["strokeDash"] = dash
+    return {"transform": _kind("segment", style), "mark": mark,
+            "encoding": {"x": _position("x"), "y": _position("y"), "x2": {"field": "x2"},
+                         "y2": {"field": "y2"}, "opacity": _as_is("opacity")}}
+
+
+DIAGRAM_SPEC: dict = {
+    "padding": {"top": PAD, "bottom": PAD, "left": 0, "right": 0},
+    "config": {"view": {"stroke": None}},
+    "layer": [
+        *(_segment_layer(style) for style in ARROW_STYLES),
+        # Heads: a triangle turned along the segment it sits on.
+        {"transform": _kind("head"), "mark": {"type": "point", "shape": "triangle-right",
+                                              "filled": True, "strokeWidth": 0},
+         "encoding": {"x": _position("x"), "y": _position("y"), "color": _as_is("colour"),
+                      "size": _as_is("size"), "angle": _as_is("angle"),
+                      "opacity": _as_is("opacity")}},
+        {"transform": _kind("text"), "mark": {"type": "text", "align": "center",
+                                              "baseline": "middle", "lineBreak": "\n",
+                                              "lineHeight": 12 * LINE_HEIGHT},
+         "encoding": {"x": _position("x"), "y": _position("y"), "text": {"field": "text"},
+                      "color": _as_is("colour"), "size": _as_is("size"),
+                      "opacity": _as_is("opacity")}},
+        # The nodes last: drawn over the lines, and the layer clicks are read from.
+        {"transform": [*_kind("node"), _tooltip()],
+         "mark": {"type": "point", "filled": True, "cursor": "pointer"},
+         "params": [{"name": DRILL_PARAM, "select": {"type": "point", "fields": ["drill"],
+                                                     "toggle": False}}],
+         "encoding": {"x": _position("x"), "y": _position("y"), "color": _as_is("colour"),
+                      "shape": _as_is("shape"), "size": _as_is("size"),
+                      "opacity": _as_is("opacity"), "stroke": _as_is("stroke"),
+                      "strokeWidth": _as_is("ring"),
+                      "tooltip": {"field": "tooltip", "type": "nominal"}}},
+    ],
+}
+
+
+# ─── rows ─────────────────────────────────────────────────────────────
+
+
+def _frame_rows(geometry: Geometry) -> list[dict]:
+    # Drawn as nothing in every layer: no size, no text, a line of no length, unseen.
+    (left, right), (top, bottom) = geometry.x_range, geometry.y_range
+    return [_row(kind="frame", x=x, y=y, x2=x, y2=y, opacity=0.0)
+            for x, y in ((left, top), (right, bottom))]
+
+
+def _arrow_rows(route: Route) -> list[dict]:
+    style = route.arrow.style
+    colour, width, _ = ARROW_STYLES[style]
+    points = route.points
+    rows = [_row(kind="segment", style=style, x=a[0], y=a[1], x2=b[0], y2=b[1])
+            for a, b in zip(points, points[1:])]
+    (ax, ay), (bx, by) = points[route.head_after], points[route.head_after + 1]
+    # Degrees clockwise from pointing right; y grows downward, as on screen.
+    angle = math.degrees(math.atan2(by - ay, bx - ax)) % 360
+    length = HEAD_LENGTH + width
+    rows.append(_row(kind="head", style=style, x=route.head[0], y=route.head[1], angle=angle,
+                     size=length * length, colour=colour))
+    return rows
+
+
+def _label_rows(geometry: Geometry) -> list[dict]:
+    labels = [(label, NODE_TEXT, "node") for label in geometry.node_labels.values()]
+    labels += [(route.label, ARROW_STYLES[route.arrow.style][0], route.arrow.style)
+               for route in geometry.routes if route.label]
+    labels += [(label, ARROW_STYLES[arrow.style][0], arrow.style)
+               for arrow, label in geometry.loop_labels]
+    return [_row(kind="text", style=style, x=label.centre[0], y=label.centre[1],
+                 text=drawn_text(label.text), size=label.size, colour=colour)
+            for label, colour, style in labels]
+
+
+def drawn_text(layout_text: str) -> str:
+    """A layout label (escaped, lines split on ``<br>``) as the text Vega draws:
+    the characters as recorded, one line per ``\\n``."""
+    return "\n".join(html.unescape(line) for line in layout_text.split("<br>"))
+
+
+def _node_rows(scene: _Scene, geometry: Geometry) -> list[dict]:
+    rows = []
+    for key, node in scene.nodes.items():
+        x, y = geometry.centres[key]
+        diameter = ACTIVE_NODE_SIZE if node.active else NODE_SIZE
+        rows.append(_row(
+            kind="node", x=x, y=y, text=drawn_text(node.text), size=diameter * diameter,
+            colour=ROLE_COLOURS.get(node.actor.role, OTHER_ROLE_COLOUR),
+            shape="square" if node.actor.drill_path else "circle",
+            stroke=LIT if node.active else NODE_EDGE, ring=4.0 if node.active else 1.0,
+            opacity=FAINT_NODE_OPACITY if node.faint else 1.0,
+            **dict(zip(HOVER_FIELDS, node.hover)),
+            drill=encode_path(node.actor.drill_path) if node.actor.drill_path else "",
+            style="active" if node.active else "faint" if node.faint else ""))
+    return rows
+
+
+# ─── the scene: what is drawn at one step ─────────────────────────────
+
+
+@dataclass(frozen=True)
+class _Node:
+    actor: Actor
+    text: str  # label as the layout measures it: escaped, lines split on <br>
+    hover: tuple[str, ...]  # lines as recorded (the tooltip escapes them)
+    active: bool = False
+    faint: bool = False
+
+
+@dataclass
+class _Scene:
+    nodes: dict[str, _Node]
+    arrows: list[SceneArrow]
+    order_edges: list[Edge]
+    grid: dict[str, tuple[int, int]] | None = None
+
+
+def _scene(diagram: ArrowDiagram, index: int) -> _Scene:
+    if diagram.passes is not None and len(diagram):
+        return _pass_scene(diagram.passes, index)
+    active = diagram.active_actor_keys(index) if len(diagram) else set()
+    nodes = {a.key: _Node(a, plot_text(one_line(a.label, _LABEL_CHARS)), _actor_hover(a),
+                          active=a.key in active) for a in diagram.actors}
+    lit = diagram.lit(index) if len(diagram) else ()
+    faint = diagram.faint(index) if len(diagram) else []
+    labels: dict[Edge, list[str]] = {}
+    for arrow in lit:
+        labels.setdefault(arrow.edge, []).append(arrow.label)
+    arrows = [SceneArrow(edge, "", "faint") for edge in faint]
+    for edge, texts in labels.items():
+        text = ", ".join(dict.fromkeys(texts))
+        shown = loop_text(text) if edge[0] == edge[1] else text
+        arrows.append(SceneArrow(edge, plot_text(one_line(shown, 48)) if shown else "", "lit"))
+    order = list(diagram.first_seen)
+    for option in diagram.options:
+        actor = option.actor
+        nodes[actor.key] = _Node(actor, plot_text(one_line(actor.label, _LABEL_CHARS)),
+                                 _option_hover(option), faint=option.not_taken)
+        edge = (option.decider, actor.key)
+        order.append(edge)
+        if option.decider in nodes:
+            arrows.append(SceneArrow(edge, "", "option" if option.not_taken else "faint"))
+    return _Scene(nodes, arrows, order)
+
+
+def _pass_scene(passes: LoopPasses, index: int) -> _Scene:
+    body = passes.body
+    nodes: dict[str, _Node] = {}
+    for shown in passes.window(index):
+        if isinstance(shown, tuple):
+            first, last = shown
+            key = f"passes:{first}"
+            hover = (f"passes {passes.numbers[first]}–{passes.numbers[last]} not drawn",
+                     "move the slider to reach them")
+            more = f"+{last - first + 1} more"
+            nodes[key] = _Node(Actor(key, more, STAGE, ""), more, hover, faint=True)
+            continue
+        number = passes.numbers[shown]
+        output = passes.outputs[shown]
+        lines = [f"pass {number} of {len(passes.numbers)}", f"runs {one_line(body.label, 80)}",
+                 "output: " + one_line(output, 160) if output is not None
+                 else "the recording carries no output for this pass"]
+        if shown > index:
+            lines.append("not reached yet at this step")
+        if body.drill_path:
+            lines.append("click to drill in")
+        key = f"pass:{shown}"
+        text = f"pass {plot_text(one_line(number, 8))}"
+        if output is not None and shown <= index:
+            text += "<br>" + plot_text(one_line(output, 14))
+        nodes[key] = _Node(replace(body, key=key, label=f"pass {number}"), text, tuple(lines),
+                           active=shown == index)
+    keys = list(nodes)
+    arrows: list[SceneArrow] = []
+    for source, target in zip(keys, keys[1:]):
+        # A pass or a run of left-out passes is reached once its first step is.
+        if nodes[target].active:
+            arrows.append(SceneArrow((source, target), "↻", "lit"))
+        elif int(target.split(":")[1]) <= index:
+            arrows.append(SceneArrow((source, target), "", "faint"))
+    grid = {key: (column, 0) for column, key in enumerate(keys)}
+    return _Scene(nodes, arrows, [], grid)
+
+
+def _actor_hover(actor: Actor) -> tuple[str, ...]:
+    lines = [one_line(actor.label, 80),
+             f"{ROLE_NAMES.get(actor.role, actor.role)} · {one_line(actor.detail, 120)}"]
+    if actor.drill_path:
+        lines.append("click to drill in")
+    return tuple(lines)
+
+
+def _option_hover(option: BranchOption) -> tuple[str, ...]:
+    actor = option.actor
+    lines = [one_line(actor.label, 80), f"branch · {one_line(actor.detail, 120)}"]
+    if option.not_taken:
+        lines.append(f"not taken: the decision chose {one_line(option.chosen or '', 80)}")
+    else:
+        lines.append("the recording does not say whether this branch ran")
+    return tuple(lines)
+
+
+def loop_text(label: str) -> str:
+    """A step that stays on one actor: its label after a loop mark."""
+    return "↻" if not label else ("" if label.startswith("↻") else "↻ ") + label
