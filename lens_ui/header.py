@@ -20,6 +20,7 @@ from lens_ui.compare_state import compare_with
 from lens_ui.runs import ARCHIVE, UPLOAD, LoadedRun
 
 PROFILE_WIDGET = "lens.profile_switch"
+RUN_DETAILS = "lens.run_details"  # the popover; True while open
 PROFILE_HELP = {
     "lens": "lens: the corrected projection (an Agent shows its user/model/tool arrows)",
     "reference": "reference: agentfootprint's own replay, faults included, for comparison",
@@ -58,8 +59,12 @@ def run_bar(run: LoadedRun, profile: str) -> None:
             st.badge("healthy", icon=":material/check_circle:", color="green",
                      help="The recording carries what these views need.")
         st.caption(_figures_line(summary), width="content")
-        with st.popover("Run details", icon=":material/info:", key="lens.run_details"):
-            _details(run, projection, summary, problems)
+        with st.popover("Run details", icon=":material/info:", key=RUN_DETAILS,
+                        on_change="rerun") as details:
+            # Drawn only while open: closed, its thirty-odd elements would still be
+            # sent and re-rendered on every step (each costs the browser time).
+            if details.open:
+                _details(run, projection, summary, problems)
 
 
 def _figures_line(summary: RunSummary) -> str:

@@ -53,6 +53,15 @@ def no_exception(at: AppTest) -> None:
     assert not at.exception, [e.message for e in at.exception]
 
 
+def open_run_details(at: AppTest) -> AppTest:
+    """Open the run bar's "Run details" popover, as a user clicks it (drawn only while open)."""
+    from lens_ui.header import RUN_DETAILS
+    at.session_state[RUN_DETAILS] = True
+    at.run()
+    no_exception(at)
+    return at
+
+
 def open_served_context(at: AppTest, tab: str | None = None) -> AppTest:
     """Open the step detail's served-context expander, and one of its tabs, as a
     user clicks them (both are drawn only while open)."""

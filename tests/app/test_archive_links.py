@@ -14,7 +14,7 @@ from archive.database import default_db_path
 from archive.embedded import index_folder
 from lens.link import parse_link
 from lens_ui.runs import ARCHIVE
-from app_support import no_exception
+from app_support import no_exception, open_run_details
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "archive"))
 from archive_support import copy_archive, manifest, unreadable_files  # noqa: E402
@@ -156,8 +156,9 @@ def test_a_linked_file_changed_since_indexed_opens_as_it_is_now_with_a_notice(ap
     shutil.copy(indexed / second["file"], indexed / first["file"])
     open_linked(app, archive=f"{indexed.name}/{first['file']}")
     assert app.session_state[session.RUN].kind == ARCHIVE
-    assert any(second["runId"] in value for value in shown_text(app))
     assert any("changed since it was indexed" in n for n in notices(app))
+    open_run_details(app)
+    assert any(second["runId"] in value for value in shown_text(app))
 
 
 def test_link_syntax_alone_refuses_paths_that_climb_or_read_two_ways():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from app_support import caption, no_exception
+from app_support import caption, no_exception, open_run_details
 from extreme_numbers import dumps_with_raw, edit_at, extreme_recording, literal_is_refused, \
     raw_placeholder, seed_doc
 from fuzz.fuzz_support import FUZZ
@@ -83,6 +83,7 @@ def test_huge_numbers_in_times_and_counts_render_as_recorded(app, field, literal
     walk_the_pages(at)
     if field[0] == "run":
         at.switch_page("lens_app.py").run()
+        open_run_details(at)
         shown = "\n".join(t.value for t in at.text)
         assert literal in shown  # the health line names the count in full
     else:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import gzip
 
-from app_support import caption, corpus_bytes, corpus_plain_bytes, expected, no_exception
+from app_support import (caption, corpus_bytes, corpus_plain_bytes, expected, no_exception,
+                         open_run_details)
 
 DEFAULT = "agent-refund-multi-tools-error"
 
@@ -28,7 +29,7 @@ def test_with_nothing_chosen_the_default_sample_opens_at_its_first_step(app):
 
 
 def test_summary_figures_count_calls_failures_and_tokens(app):
-    at = app.run()
+    at = open_run_details(app.run())
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Model calls"] == str(model_calls(DEFAULT))
     # The corpus case: 5 tool calls over 4 iterations, issue_refund throws.
@@ -59,7 +60,7 @@ def test_a_gzipped_envelope_upload_opens_too(app):
     assert any(text.startswith("⬆ seq.json.gz · ") for text in texts(at))
     # Sequence of 3: asks, forwards × 2, answers.
     assert caption(at) == "step 1 of 4 · asks"
-    header = " ".join(texts(at))
+    header = " ".join(texts(open_run_details(at)))
     assert "agentfootprint.recording.v1" in header
 
 
@@ -104,6 +105,7 @@ def test_the_health_line_names_an_incomplete_run(app):
     at = app.run()
     at.file_uploader(key="lens.uploader").set_value(
         ("crash.json", corpus_bytes("crash-provider-error-envelope"), "application/json")).run()
+    open_run_details(at)
     assert any(w.value.startswith("Health: ") for w in at.warning)
     assert any("complete: false" in t for t in texts(at))
 
@@ -113,14 +115,16 @@ def test_the_health_line_names_several_runs_and_lean_mode(app):
     at.file_uploader(key="lens.uploader").set_value(
         ("two.json", corpus_bytes("multirun-agent-two-runs"), "application/json")).run()
     runs = expected("multirun-agent-two-runs")["counts"]["distinctTypedRunIds"]
+    open_run_details(at)
     assert any(f"holds {runs} runs" in t for t in texts(at))
     at.file_uploader(key="lens.uploader").set_value(
         ("lean.json", corpus_bytes("lean-agent-two-tools"), "application/json")).run()
+    open_run_details(at)
     assert any("lean mode" in t for t in texts(at))
 
 
 def test_a_clean_run_says_nothing_is_missing(app):
-    at = app.run()
+    at = open_run_details(app.run())
     assert any(s.value.startswith("Health: nothing missing") for s in at.success)
     assert not at.warning
 

@@ -7,6 +7,7 @@ from app_support import caption, no_exception
 
 from lens.plain_words import step_sentence
 from lens.run import open_run
+from lens_ui.header import RUN_DETAILS
 from lens_ui.samples import SAMPLE_DIR
 from lens_ui.session import BACKTRACK_TAB, STEPS_TAB, TAB
 
@@ -51,9 +52,14 @@ def test_the_run_bar_names_the_run_and_its_health_with_details_in_a_popover(app)
     assert any(t.value == REFUND for t in at.text)
     # st.badge is drawn as a Markdown badge directive written by the app.
     assert any("badge[" in m.value and "healthy" in m.value for m in at.markdown)
-    # The details (run facts, health, figures) are in the popover, one click away.
+    # The details (run facts, health, figures) are in the popover, one click away,
+    # and drawn only while it is open.
     popovers = at.get("popover")
     assert len(popovers) == 1
+    assert not at.metric
+    at.session_state[RUN_DETAILS] = True
+    at.run()
+    no_exception(at)
     assert any(m.label == "Model calls" for m in at.metric)
 
 
