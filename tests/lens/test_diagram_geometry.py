@@ -1,4 +1,5 @@
-"""The arrow diagram's geometry: no arrow through a node, no two labels overlapping.
+"""The arrow diagram's geometry: no arrow through a node, no two labels overlapping,
+every head on its arrow and pointing toward the target.
 
 Checked on the drawn chart (its rows, in the pixels the layout works in)
 for every corpus recording, both projections, every scope and every step,
