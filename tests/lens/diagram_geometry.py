@@ -1,65 +1,80 @@
-"""Read the geometry back from a drawn arrow diagram: node boxes, arrow paths, label boxes.
+"""Read the geometry back from a drawn actor chart: node boxes, arrow paths and heads, label boxes.
 
-Everything is read from the figure's traces (what the browser draws), in the
-figure's data units, which the layout makes pixels at its design width. Label
-boxes use :func:`lens.layout.text_box`, the one estimate the layout uses too.
+Everything is read from the chart's rows (what Vega draws with
+:data:`lens.diagram_chart.DIAGRAM_SPEC`), in the layout's pixels, which the
+chart draws 1:1 at its design width. An arrow is its segment rows up to its
+head row; each segment must start where the one before it ended. Label boxes
+use :func:`lens.layout.text_box`, the one estimate the layout uses too.
 """
 
 from __future__ import annotations
 
+import html
+import math
 from dataclasses import dataclass
 
+from lens.diagram_chart import DiagramChart
 from lens.layout import Box, Point, boxes_overlap, node_box, segment_hits_box, text_box
+
+
+@dataclass
+class Arrow:
+    style: str
+    points: list[Point]  # source centre … target centre
+    head: Point
+    head_angle: float  # degrees clockwise from pointing right
+    head_colour: str
 
 
 @dataclass
 class Drawn:
     nodes: list[tuple[str, Box]]  # label, box
-    paths: list[list[Point]]
-    labels: list[tuple[str, Box]]
+    arrows: list[Arrow]
+    labels: list[tuple[str, Box]]  # text as drawn, box
+
+    @property
+    def paths(self) -> list[list[Point]]:
+        return [arrow.points for arrow in self.arrows]
 
 
-def read_figure(figure: dict, stretch: float = 1.0) -> Drawn:
-    """The geometry of a figure given as plotly's ``{data, layout}``, its x
-    coordinates multiplied by ``stretch`` (a chart drawn wider than the design
-    width; text and markers keep their size)."""
-    data = [_Trace(trace) for trace in figure["data"]]
-    node_trace = data[-1]
-    nodes = []
-    sizes = node_trace.marker.size
-    for index, (text, x, y) in enumerate(zip(node_trace.text, node_trace.x, node_trace.y)):
-        size = sizes[index] if isinstance(sizes, (list, tuple)) else sizes
-        nodes.append((text, node_box((x * stretch, y), size)))
-    paths: list[list[Point]] = []
-    labels: list[tuple[str, Box]] = []
-    for trace in data[:-1]:
-        if trace.mode == "lines+markers":
-            current: list[Point] = []
-            for x, y in zip(trace.x, trace.y):
-                if x is None:
-                    paths.append(current)
-                    current = []
-                else:
-                    current.append((x * stretch, y))
-            if current:
-                paths.append(current)
-        elif trace.mode == "text":
-            sizes = trace.textfont.size
-            for index, (text, x, y) in enumerate(zip(trace.text, trace.x, trace.y)):
-                size = sizes[index] if isinstance(sizes, (list, tuple)) else sizes
-                labels.append((text, text_box(text, size, (x * stretch, y))))
-    return Drawn(nodes, paths, labels)
+def label_box(text: str, size: float, centre: Point) -> Box:
+    """The box of a drawn label: its lines (split on "\\n") measured as the
+    layout measured them, escaped and joined with ``<br>``. A recorded ``<br>``
+    stays one escaped run of characters, never a line break."""
+    measured = "<br>".join(html.escape(line, quote=False) for line in text.split("\n"))
+    return text_box(measured, size, centre)
 
 
-class _Trace:
-    """Attribute access over a trace dict (``trace.marker.size``), as on a go.Scatter."""
+def read_chart(chart: DiagramChart, stretch: float = 1.0) -> Drawn:
+    """The geometry of ``chart``, its x coordinates multiplied by ``stretch``
+    (a chart drawn wider than the design width; text and marks keep their size)."""
 
-    def __init__(self, values: dict) -> None:
-        self._values = values
+    def at(x: float, y: float) -> Point:
+        return (x * stretch, y)
 
-    def __getattr__(self, name: str):
-        value = self._values.get(name)
-        return _Trace(value) if isinstance(value, dict) else value
+    nodes, arrows, labels = [], [], []
+    segments: list[tuple[Point, Point, str]] = []
+    for row in chart.rows:
+        kind = row["kind"]
+        if kind == "segment":
+            start, end = at(row["x"], row["y"]), at(row["x2"], row["y2"])
+            if segments:
+                assert segments[-1][1] == start, f"segment {start}→{end} does not continue its arrow"
+                assert segments[-1][2] == row["style"], "one arrow drawn in two styles"
+            segments.append((start, end, row["style"]))
+        elif kind == "head":
+            assert segments, f"a head at {(row['x'], row['y'])} with no segment before it"
+            assert segments[-1][2] == row["style"], "a head in another style than its arrow"
+            points = [segments[0][0], *(end for _, end, _ in segments)]
+            arrows.append(Arrow(row["style"], points, at(row["x"], row["y"]), row["angle"],
+                                row["colour"]))
+            segments = []
+        elif kind == "text":
+            labels.append((row["text"], label_box(row["text"], row["size"], at(row["x"], row["y"]))))
+        elif kind == "node":
+            nodes.append((row["text"], node_box(at(row["x"], row["y"]), math.sqrt(row["size"]))))
+    assert not segments, "segments after the last head: an arrow drawn without its head"
+    return Drawn(nodes, arrows, labels)
 
 
 def inside(point: Point, box: Box) -> bool:
@@ -87,4 +102,33 @@ def overlapping_labels(drawn: Drawn) -> list[str]:
         for other, other_box in drawn.labels[i + 1:]:
             if boxes_overlap(box, other_box):
                 problems.append(f"labels {text!r} and {other!r} overlap")
+    return problems
+
+
+def _on_segment(point: Point, a: Point, b: Point, tolerance: float = 0.01) -> bool:
+    (px, py), (ax, ay), (bx, by) = point, a, b
+    cross = (bx - ax) * (py - ay) - (by - ay) * (px - ax)
+    length = math.hypot(bx - ax, by - ay)
+    if length == 0 or abs(cross) / length > tolerance:
+        return False
+    along = ((px - ax) * (bx - ax) + (py - ay) * (by - ay)) / (length * length)
+    return -1e-9 <= along <= 1 + 1e-9
+
+
+def misdrawn_heads(drawn: Drawn) -> list[str]:
+    """Each head that lies on no segment of its arrow, or does not point along
+    that segment toward the target (within 1°). Read at stretch 1 only: a
+    stretched chart keeps the angle of the layout's pixels."""
+    problems = []
+    for arrow in drawn.arrows:
+        legs = [(a, b) for a, b in zip(arrow.points, arrow.points[1:]) if _on_segment(arrow.head, a, b)]
+        if not legs:
+            problems.append(f"head {arrow.head} is on no segment of {arrow.points}")
+            continue
+        (ax, ay), (bx, by) = legs[-1]
+        along = math.degrees(math.atan2(by - ay, bx - ax))
+        turn = (arrow.head_angle - along + 180) % 360 - 180
+        if abs(turn) > 1:
+            problems.append(f"head at {arrow.head} turned {arrow.head_angle:.1f}°, its segment "
+                            f"{legs[-1]} runs {along % 360:.1f}°")
     return problems

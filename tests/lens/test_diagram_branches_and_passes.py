@@ -6,7 +6,7 @@ from corpus_files import read_bytes, recording_path
 from lens_builders import ROOT, step
 
 from lens.arrows import build_arrow_diagram
-from lens.figures import actor_figure_dict
+from lens.diagram_chart import HOVER_FIELDS, LIT, DiagramChart, actor_chart
 from lens.run import open_run
 
 USER = "actor:user"
@@ -23,17 +23,26 @@ def decision(chosen: str) -> list:
             step("sequential", "answers", (chosen, USER, "next", "answers"))]
 
 
-def nodes_of(figure: dict) -> dict[str, tuple[float, str]]:
+def hover(node: dict) -> str:
+    """A node's tooltip lines, one a line."""
+    return "\n".join(node[field] for field in HOVER_FIELDS if node[field])
+
+
+def nodes_of(chart: DiagramChart) -> dict[str, tuple[float, str]]:
     """Node label → (opacity, hover text)."""
-    nodes = figure["data"][-1]
-    return {text: (opacity, hover) for text, opacity, hover
-            in zip(nodes["text"], nodes["marker"]["opacity"], nodes["hovertext"])}
+    return {node["text"]: (node["opacity"], hover(node)) for node in chart.of_kind("node")}
+
+
+def first_lines(chart: DiagramChart) -> list[str]:
+    """Each node's label as drawn, its first line only, left to right."""
+    nodes = sorted(chart.of_kind("node"), key=lambda node: node["x"])
+    return [node["text"].split("\n")[0] for node in nodes]
 
 
 def test_branches_the_decision_did_not_take_are_faint_and_say_so():
     diagram = build_arrow_diagram(decision("normal"), ROOT, set(), STRUCTURE)
     for index in range(2):
-        nodes = nodes_of(actor_figure_dict(diagram, index, title=""))
+        nodes = nodes_of(actor_chart(diagram, index))
         assert nodes["normal"][0] == 1 and "not taken" not in nodes["normal"][1]
         for branch in ("urgent", "spam"):
             opacity, hover = nodes[branch]
@@ -42,7 +51,7 @@ def test_branches_the_decision_did_not_take_are_faint_and_say_so():
 
 def test_a_decision_naming_no_known_branch_draws_every_branch_normally():
     diagram = build_arrow_diagram(decision("elsewhere"), ROOT, set(), STRUCTURE)
-    nodes = nodes_of(actor_figure_dict(diagram, 0, title=""))
+    nodes = nodes_of(actor_chart(diagram, 0))
     for branch in ("urgent", "normal", "spam"):
         opacity, hover = nodes[branch]
         assert opacity == 1 and "not taken" not in hover
@@ -59,7 +68,7 @@ def test_the_corpus_conditionals_show_their_untaken_branch_in_both_projections()
                                  ("conditional-routes-to-agent", "billing", "general")):
         run = open_run(read_bytes(recording_path(case)))
         for profile in ("lens", "reference"):
-            nodes = nodes_of(actor_figure_dict(run.diagram(profile, ROOT), 0, title=""))
+            nodes = nodes_of(actor_chart(run.diagram(profile, ROOT), 0))
             assert nodes[taken][0] == 1, (case, profile)
             assert nodes[untaken][0] < 1 and "not taken" in nodes[untaken][1], (case, profile)
 
@@ -74,26 +83,36 @@ def test_a_loop_root_is_drawn_as_its_passes_with_the_current_one_lit():
     outputs = {f"body#{n}": f"draft {n}" for n in range(1, 5)}
     diagram = build_arrow_diagram(loop(4), ROOT, {ROOT + ("body",)},
                                   pass_output=lambda s: outputs[s.runtime_stage_id])
-    figure = actor_figure_dict(diagram, 2, title="")
-    nodes = figure["data"][-1]
-    labels = [text.split("<br>")[0] for text in nodes["text"]]
+    nodes = sorted(actor_chart(diagram, 2).of_kind("node"), key=lambda node: node["x"])
+    labels = [node["text"].split("\n")[0] for node in nodes]
     assert labels == ["pass 1", "pass 2", "pass 3", "pass 4"]
-    lit = [label for label, width in zip(labels, nodes["marker"]["line"]["width"]) if width > 1]
+    lit = [label for label, node in zip(labels, nodes) if node["ring"] > 1]
     assert lit == ["pass 3"]
-    assert "output: draft 3" in nodes["hovertext"][2]
-    assert "not reached yet" in nodes["hovertext"][3]
+    assert [label for label, node in zip(labels, nodes) if node["stroke"] == LIT] == ["pass 3"]
+    # Passes reached show their output under the number; later ones do not yet.
+    assert [node["text"] for node in nodes] == ["pass 1\ndraft 1", "pass 2\ndraft 2",
+                                                 "pass 3\ndraft 3", "pass 4"]
+    assert "output: draft 3" in hover(nodes[2])
+    assert "not reached yet" in hover(nodes[3])
     # Every pass drills into the body.
-    assert set(nodes["customdata"]) == {"__root__/body"}
+    assert {node["drill"] for node in nodes} == {"__root__/body"}
 
 
 def test_many_passes_show_the_current_one_its_neighbours_and_how_many_are_left_out():
     diagram = build_arrow_diagram(loop(60), ROOT, set())
-    labels = [t.split("<br>")[0] for t in actor_figure_dict(diagram, 29, title="")["data"][-1]["text"]]
-    assert labels == ["+28 more", "pass 29", "pass 30", "pass 31", "+29 more"]
-    first = [t.split("<br>")[0] for t in actor_figure_dict(diagram, 0, title="")["data"][-1]["text"]]
-    assert first == ["pass 1", "pass 2", "pass 3", "+57 more"]
-    last = [t.split("<br>")[0] for t in actor_figure_dict(diagram, 59, title="")["data"][-1]["text"]]
-    assert last == ["+57 more", "pass 58", "pass 59", "pass 60"]
+    assert first_lines(actor_chart(diagram, 29)) == ["+28 more", "pass 29", "pass 30", "pass 31",
+                                                     "+29 more"]
+    assert first_lines(actor_chart(diagram, 0)) == ["pass 1", "pass 2", "pass 3", "+57 more"]
+    assert first_lines(actor_chart(diagram, 59)) == ["+57 more", "pass 58", "pass 59", "pass 60"]
+
+
+def test_passes_left_out_are_faint_and_say_which_they_are():
+    diagram = build_arrow_diagram(loop(60), ROOT, set())
+    nodes = {node["text"]: node for node in actor_chart(diagram, 29).of_kind("node")}
+    before, after = nodes["+28 more"], nodes["+29 more"]
+    assert before["opacity"] < 1 and after["opacity"] < 1 and nodes["pass 30"]["opacity"] == 1
+    assert before["hover0"] == "passes 1–28 not drawn"
+    assert after["hover0"] == "passes 32–60 not drawn"
 
 
 def test_a_loop_pass_output_is_read_from_the_recording():

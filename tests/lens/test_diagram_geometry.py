@@ -1,6 +1,7 @@
-"""The arrow diagram's geometry: no arrow through a node, no two labels overlapping.
+"""The arrow diagram's geometry: no arrow through a node, no two labels overlapping,
+every head on its arrow and pointing toward the target.
 
-Checked on the drawn figure (its traces, in the pixels the layout works in)
+Checked on the drawn chart (its rows, in the pixels the layout works in)
 for every corpus recording, both projections, every scope and every step,
 at the design width and wider; and on small constructed diagrams that the
 straight centre-to-centre drawing got wrong.
@@ -10,11 +11,12 @@ from __future__ import annotations
 
 import pytest
 from corpus_files import case_names, read_bytes, recording_path
-from diagram_geometry import arrows_through_nodes, inside, overlapping_labels, read_figure
+from diagram_geometry import (arrows_through_nodes, inside, label_box, misdrawn_heads,
+                              overlapping_labels, read_chart)
 from lens_builders import ROOT, step
 
 from lens.arrows import build_arrow_diagram
-from lens.figures import actor_figure_dict
+from lens.diagram_chart import DiagramChart, actor_chart
 from lens.layout import DESIGN_WIDTH, text_box
 from lens.run import PROFILES, open_run
 
@@ -23,12 +25,12 @@ USER = "actor:user"
 STRETCHES = (1.0, 1.7)
 
 
-def problems_in(figure: dict) -> list[str]:
-    problems = []
+def problems_in(chart: DiagramChart) -> list[str]:
+    problems = misdrawn_heads(read_chart(chart))
     for stretch in STRETCHES:
-        drawn = read_figure(figure, stretch)
+        drawn = read_chart(chart, stretch)
         problems += [f"×{stretch}: {p}" for p in arrows_through_nodes(drawn) + overlapping_labels(drawn)]
-    left, right = figure["layout"]["xaxis"]["range"]
+    left, right = sorted(row["x"] for row in chart.of_kind("frame"))
     if right - left > DESIGN_WIDTH:
         problems.append(f"drawing is {right - left:.0f} px wide, more than {DESIGN_WIDTH}")
     return problems
@@ -46,7 +48,7 @@ def test_every_step_of_every_scope_draws_clear_arrows_and_labels(case):
                 continue
             diagram = run.diagram(profile, path)
             for index in range(len(scope.steps)):
-                found = problems_in(actor_figure_dict(diagram, index, title=""))
+                found = problems_in(actor_chart(diagram, index))
                 assert not found, f"{profile} {path} step {index + 1}: {found[:3]}"
                 checked += 1
     assert checked > 0
@@ -64,10 +66,10 @@ def test_a_sequence_answer_goes_around_the_agents_between():
     # straight through every agent of the row between them.
     steps = sequence("classify", "extract", "draft")
     diagram = build_arrow_diagram(steps, ROOT, {ROOT + (n,) for n in ("classify", "extract", "draft")})
-    figure = actor_figure_dict(diagram, len(steps) - 1, title="")
-    assert arrows_through_nodes(read_figure(figure)) == []
+    chart = actor_chart(diagram, len(steps) - 1)
+    assert arrows_through_nodes(read_chart(chart)) == []
     # ...and it is still one arrow from the last agent to the user.
-    drawn = read_figure(figure)
+    drawn = read_chart(chart)
     boxes = dict(drawn.nodes)
     [answer] = [p for p in drawn.paths if inside(p[0], boxes["draft"]) and inside(p[-1], boxes["user"])]
     assert len(answer) > 2
@@ -80,10 +82,10 @@ def test_long_names_in_neighbouring_columns_do_not_overlap():
     steps = sequence(*names)
     diagram = build_arrow_diagram(steps, ROOT, set())
     for index in range(len(steps)):
-        figure = actor_figure_dict(diagram, index, title="")
-        assert problems_in(figure) == []
+        chart = actor_chart(diagram, index)
+        assert problems_in(chart) == []
         # Cut to fit, not dropped: each name still starts its label.
-        texts = [label for label, _ in read_figure(figure).labels]
+        texts = [label for label, _ in read_chart(chart).labels]
         assert all(any(text.startswith(name[:5]) for text in texts) for name in names)
 
 
@@ -91,8 +93,7 @@ def test_a_fan_of_long_arrow_labels_is_spread_apart():
     branches = [f"reviewers/very-long-branch-name-{n}" for n in range(5)]
     fork = step("fork", "fork (5)", *[(USER, b, "fork-branch", b) for b in branches])
     diagram = build_arrow_diagram([fork], ROOT, set())
-    figure = actor_figure_dict(diagram, 0, title="")
-    assert problems_in(figure) == []
+    assert problems_in(actor_chart(diagram, 0)) == []
 
 
 def test_the_label_estimate_grows_with_text_and_font():
@@ -104,20 +105,59 @@ def test_the_label_estimate_grows_with_text_and_font():
     assert two_lines[3] - two_lines[1] == pytest.approx(2 * (short[3] - short[1]))
 
 
+def drawn_row(kind: str, **fields) -> dict:
+    """A row as the chart draws it, with only the fields a test sets filled."""
+    return {"kind": kind, "style": "lit", "x": 0.0, "y": 0.0, "x2": 0.0, "y2": 0.0,
+            "angle": 0.0, "size": 0.0, "text": "", "colour": "", **fields}
+
+
 def test_the_checks_catch_an_arrow_through_a_node_and_overlapping_labels():
     # The straight drawing as it was: user → draft centre to centre across the
     # agents between, with two names printed at nearly the same place.
-    figure = {"data": [
-        {"mode": "lines+markers", "x": [50, 300, None], "y": [30, 30, None]},
-        {"mode": "text", "x": [150, 170], "y": [60, 62], "text": ["classify", "extract"],
-         "textfont": {"size": 12}},
-        {"mode": "markers", "x": [50, 150, 300], "y": [30, 30, 30], "text": ["user", "classify", "draft"],
-         "marker": {"size": [32, 32, 32]}},
-    ], "layout": {"xaxis": {"range": [0, 350]}}}
-    drawn = read_figure(figure)
+    chart = DiagramChart([
+        drawn_row("segment", x=50.0, y=30.0, x2=300.0, y2=30.0),
+        drawn_row("head", x=205.0, y=30.0),
+        drawn_row("text", x=150.0, y=60.0, text="classify", size=12.0),
+        drawn_row("text", x=170.0, y=62.0, text="extract", size=12.0),
+        *(drawn_row("node", x=x, y=30.0, text=name, size=32.0 * 32.0)
+          for x, name in ((50.0, "user"), (150.0, "classify"), (300.0, "draft"))),
+    ], 80)
+    drawn = read_chart(chart)
     [problem] = arrows_through_nodes(drawn)
     assert problem.endswith("runs through node 'classify'")
     assert overlapping_labels(drawn) == ["labels 'classify' and 'extract' overlap"]
+    assert misdrawn_heads(drawn) == []
+
+
+def test_the_checks_catch_a_head_off_its_arrow_or_turned_away_from_its_target():
+    def heads(**head) -> list[str]:
+        rows = [drawn_row("segment", x=0.0, y=0.0, x2=100.0, y2=0.0),
+                drawn_row("segment", x=100.0, y=0.0, x2=100.0, y2=80.0), drawn_row("head", **head)]
+        return misdrawn_heads(read_chart(DiagramChart(rows, 100)))
+
+    assert heads(x=100.0, y=50.0, angle=90.0) == []  # on the downward leg, pointing down
+    assert heads(x=50.0, y=0.0, angle=0.0) == []  # on the first leg, pointing right
+    [off] = heads(x=60.0, y=20.0, angle=0.0)
+    assert "on no segment" in off
+    [backwards] = heads(x=100.0, y=50.0, angle=270.0)
+    assert "turned 270.0°" in backwards
+    assert len(heads(x=100.0, y=50.0, angle=91.5)) == 1
+
+
+def test_the_reader_refuses_an_arrow_whose_segments_do_not_join():
+    rows = [drawn_row("segment", x=0.0, y=0.0, x2=100.0, y2=0.0),
+            drawn_row("segment", x=101.0, y=0.0, x2=100.0, y2=80.0), drawn_row("head", x=100.0, y=50.0)]
+    with pytest.raises(AssertionError, match="does not continue"):
+        read_chart(DiagramChart(rows, 100))
+
+
+def test_a_drawn_label_is_measured_line_by_line_as_the_layout_measured_it():
+    two_lines = label_box("pass 3\ndraft", 12, (0, 0))
+    assert two_lines == text_box("pass 3<br>draft", 12, (0, 0))
+    # Recorded markup is one run of characters: never a line break, measured escaped.
+    literal = label_box("a<br>b", 12, (0, 0))
+    assert literal == text_box("a&lt;br&gt;b", 12, (0, 0))
+    assert literal[3] - literal[1] == pytest.approx((two_lines[3] - two_lines[1]) / 2)
 
 
 def test_a_decider_no_arrow_from_the_user_reaches_sits_before_its_branch():
@@ -126,6 +166,5 @@ def test_a_decider_no_arrow_from_the_user_reaches_sits_before_its_branch():
     steps = [step("decide", "routes to billing", ("route#1", "billing", "decision-branch", "billing")),
              step("sequential", "asks", (USER, "billing", "next", "asks"))]
     diagram = build_arrow_diagram(steps, ROOT, {ROOT + ("billing",)})
-    nodes = actor_figure_dict(diagram, 0, title="")["data"][-1]
-    x = dict(zip(nodes["text"], nodes["x"]))
+    x = {node["text"]: node["x"] for node in actor_chart(diagram, 0).of_kind("node")}
     assert x["route"] < x["billing"] and x["user"] < x["billing"]

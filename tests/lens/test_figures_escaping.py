@@ -1,17 +1,13 @@
-"""Every string a figure hands to plotly is HTML-escaped recording text."""
+"""Every string the skill-route figure hands to plotly is HTML-escaped recording text.
+
+The actor diagram is drawn by Vega, which takes text as text: ``test_diagram_chart_text.py``."""
 
 from __future__ import annotations
 
-import html
-
-from lens_builders import ROOT, step
-
-from lens.arrows import build_arrow_diagram
-from lens.figures import actor_figure, route_figure
+from lens.figures import route_figure
 from recorders.route_recorder import RouteHop, RouteTrip
 
 HOSTILE = '<img src=x onerror=alert(1)><a href="javascript:alert(1)">x</a>'
-USER = "actor:user"
 
 
 def figure_strings(figure) -> list[str]:
@@ -35,17 +31,6 @@ def assert_no_live_markup(strings):
     assert joined.replace("<br>", "").count("<") == 0
 
 
-def test_actor_labels_arrow_labels_and_hovers_are_escaped():
-    steps = [step("fork", "fork (2)", (USER, HOSTILE, "fork-branch", HOSTILE),
-                  (USER, "ok", "fork-branch", "<b>bold</b>")),
-             step("decide", "routes", (HOSTILE + "#3", "ok", "decision-branch", HOSTILE))]
-    diagram = build_arrow_diagram(steps, ROOT, set())
-    for index in range(len(steps)):
-        strings = figure_strings(actor_figure(diagram, index, title=HOSTILE))
-        assert_no_live_markup(strings)
-        assert any(html.escape("<img src=x", quote=False) in s for s in strings)
-
-
 def test_route_skill_names_captions_and_trips_are_escaped():
     hops = [
         RouteHop("s#1", 1, "entry", "", to_skill=HOSTILE),
@@ -62,9 +47,3 @@ def test_route_skill_names_captions_and_trips_are_escaped():
     assert "<svg" not in "".join(strings)
     assert any("&lt;svg onload=alert(1)&gt;" in s for s in strings)
 
-
-def test_diagram_nodes_carry_their_drill_path_for_clicks():
-    steps = [step("fork", "fork (1)", (USER, "legal", "fork-branch", "legal"))]
-    diagram = build_arrow_diagram(steps, ROOT, {("__root__", "legal")})
-    nodes = actor_figure(diagram, 0, title="").data[-1]
-    assert list(nodes.customdata) == ["", "__root__/legal"]
