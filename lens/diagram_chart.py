@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 
 from lens.actors import CHILD, MODEL, STAGE, TOOLS, USER, Actor
 from lens.arrows import ArrowDiagram, BranchOption, Edge, LoopPasses
-from lens.layout import (ACTIVE_NODE_SIZE, LINE_HEIGHT, NODE_SIZE, Geometry, Route, SceneArrow,
-                         lay_out)
+from lens.layout import (ACTIVE_NODE_SIZE, LINE_HEIGHT, NODE_LABEL_SIZE, NODE_SIZE, Geometry, Route,
+                         SceneArrow, lay_out)
 from lens.scopes import encode_path
 from lens.text import one_line, plot_text
 
@@ -128,7 +128,7 @@ def _tooltip() -> dict:
 
 def _segment_layer(style: str) -> dict:
     colour, width, dash = ARROW_STYLES[style]
-    mark = {"type": "rule", "color": colour, "strokeWidth": width}
+    mark = {"type": "rule", "color": colour, "strokeWidth": width, "aria": False}
     if dash:
         mark["strokeDash"] = dash
     return {"transform": _kind("segment", style), "mark": mark,
@@ -143,13 +143,13 @@ DIAGRAM_SPEC: dict = {
         *(_segment_layer(style) for style in ARROW_STYLES),
         # Heads: a triangle turned along the segment it sits on.
         {"transform": _kind("head"), "mark": {"type": "point", "shape": "triangle-right",
-                                              "filled": True, "strokeWidth": 0},
+                                              "filled": True, "strokeWidth": 0, "aria": False},
          "encoding": {"x": _position("x"), "y": _position("y"), "color": _as_is("colour"),
                       "size": _as_is("size"), "angle": _as_is("angle"),
                       "opacity": _as_is("opacity")}},
         {"transform": _kind("text"), "mark": {"type": "text", "align": "center",
                                               "baseline": "middle", "lineBreak": "\n",
-                                              "lineHeight": 12 * LINE_HEIGHT},
+                                              "lineHeight": NODE_LABEL_SIZE * LINE_HEIGHT},
          "encoding": {"x": _position("x"), "y": _position("y"), "text": {"field": "text"},
                       "color": _as_is("colour"), "size": _as_is("size"),
                       "opacity": _as_is("opacity")}},
@@ -162,7 +162,9 @@ DIAGRAM_SPEC: dict = {
                       "shape": _as_is("shape"), "size": _as_is("size"),
                       "opacity": _as_is("opacity"), "stroke": _as_is("stroke"),
                       "strokeWidth": _as_is("ring"),
-                      "tooltip": {"field": "tooltip", "type": "nominal"}}},
+                      "tooltip": {"field": "tooltip", "type": "nominal"},
+                      # What a screen reader (and a test) reads for a node: its name.
+                      "description": {"field": HOVER_FIELDS[0]}}},
     ],
 }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow as pa
 from streamlit.testing.v1 import AppTest
 
 from corpus_files import load_expected, read_bytes, recording_path
@@ -33,6 +34,19 @@ def caption(at: AppTest) -> str:
     readouts = [t.value for t in at.text if t.value.startswith("step ")]
     assert len(readouts) == 1, readouts
     return readouts[0]
+
+
+def diagram_rows(at: AppTest) -> list[dict]:
+    """The rows the page's one diagram chart was sent (Arrow, as the browser gets them)."""
+    [chart] = at.get("vega_lite_chart")
+    return pa.ipc.open_stream(chart.proto.data.data).read_all().to_pylist()
+
+
+def node_click(drill: str) -> dict:
+    """What the browser sends back when a diagram node is clicked: the
+    selection named in the spec, holding the node's ``drill`` field."""
+    from lens.diagram_chart import DRILL_PARAM
+    return {"selection": {DRILL_PARAM: [{"drill": drill}]}}
 
 
 def no_exception(at: AppTest) -> None:

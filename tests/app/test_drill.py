@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lens_ui.stepper import GENERATION, diagram_key
-from app_support import caption, no_exception
+from app_support import caption, diagram_rows, no_exception, node_click
 
 
 def open_sample(app, name):
@@ -49,9 +49,8 @@ def test_the_breadcrumb_backs_out_and_restores_the_position(app):
 def test_clicking_a_subflow_node_in_the_diagram_drills_into_it(app):
     at = open_sample(app, "parallel-3-reviewers")
     key = diagram_key(("__root__",), at.session_state[GENERATION])
-    # What plotly sends back when a node is clicked: the point and its customdata.
-    at.session_state[key] = {"selection": {"points": [{"point_index": 2,
-                                                       "customdata": "__root__/security"}]}}
+    assert "__root__/security" in [row["drill"] for row in diagram_rows(at) if row["kind"] == "node"]
+    at.session_state[key] = node_click("__root__/security")
     at.run()
     no_exception(at)
     assert at.query_params["drill"] == "__root__/security"
@@ -61,7 +60,7 @@ def test_clicking_a_subflow_node_in_the_diagram_drills_into_it(app):
 def test_clicking_a_node_that_is_not_a_subflow_changes_nothing(app):
     at = open_sample(app, "parallel-3-reviewers")
     key = diagram_key(("__root__",), at.session_state[GENERATION])
-    at.session_state[key] = {"selection": {"points": [{"point_index": 0, "customdata": ""}]}}
+    at.session_state[key] = node_click("")
     at.run()
     assert at.query_params["drill"] == "__root__"
     assert caption(at) == "step 1 of 2 · fork (3)"

@@ -10,7 +10,8 @@ import json
 from hypothesis import HealthCheck, given, settings, strategies as hst
 from streamlit.testing.v1 import AppTest
 
-from app_support import APP, TIMEOUT, caption, corpus_plain_bytes, no_exception
+from app_support import (APP, TIMEOUT, caption, corpus_plain_bytes, diagram_rows, no_exception,
+                         node_click)
 from lens.link import LINK_KEYS
 from lens.run import open_run
 from lens_ui.run_store import MAX_UPLOADS_PER_SESSION
@@ -172,11 +173,10 @@ def test_a_subflow_id_with_a_slash_drills_into_its_own_scope_by_click_and_by_lin
     from lens_ui.stepper import GENERATION, diagram_key
 
     at = upload(app.run(), "recording.json", SLASHED)
-    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
-    custom = [value for trace in figure["data"] for value in trace.get("customdata") or []]
-    assert "__root__/step-reviewers%2Fstyle" in custom
-    at.session_state[diagram_key(("__root__",), at.session_state[GENERATION])] = {
-        "selection": {"points": [{"customdata": "__root__/step-reviewers%2Fstyle"}]}}
+    drills = [row["drill"] for row in diagram_rows(at) if row["kind"] == "node"]
+    assert "__root__/step-reviewers%2Fstyle" in drills
+    at.session_state[diagram_key(("__root__",), at.session_state[GENERATION])] = node_click(
+        "__root__/step-reviewers%2Fstyle")
     at.run()
     no_exception(at)
     assert at.session_state["lens.drill"] == ("__root__", "step-reviewers/style")

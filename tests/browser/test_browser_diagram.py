@@ -18,7 +18,7 @@ from lens.layout import DESIGN_WIDTH, NODE_LABEL_SIZE, text_box
 
 pytestmark = pytest.mark.browser
 
-DIAGRAM = '[data-testid="stMain"] [data-testid="stPlotlyChart"]'
+DIAGRAM = '[data-testid="stMain"] [data-testid="stVegaLiteChart"]'
 # (sample, step): a Conditional at its decision, a Loop mid-way, a Sequence's
 # answer (routed around the agents between), a Parallel's merge.
 VIEWS = [("conditional-routes-to-agent", 1), ("loop-refine-4-iterations", 3),
@@ -36,9 +36,9 @@ def lens(page, screenshot_dir, request) -> LensPage:
 def drawn_texts(lens: LensPage) -> list[dict]:
     """Every non-empty text in the diagram: its content, line count and screen box."""
     return lens.page.locator(DIAGRAM).first.evaluate("""chart => [...chart.querySelectorAll(
-        '.scatterlayer text')].filter(t => t.textContent.trim()).map(t => {
+        'svg .mark-text text')].filter(t => t.textContent.trim()).map(t => {
           const r = t.getBoundingClientRect();
-          const lines = t.querySelectorAll('tspan.line');
+          const lines = t.querySelectorAll('tspan');
           return {text: t.textContent, lines: Math.max(lines.length, 1),
                   shown: [...(lines.length ? lines : [t])].map(l => l.textContent),
                   size: parseFloat(getComputedStyle(t).fontSize),
@@ -56,7 +56,7 @@ def test_diagram_labels_fit_their_estimate_and_never_overlap_on_screen(lens, sam
     texts = drawn_texts(lens)
     assert texts, "the diagram draws no labels"
     for text in texts:
-        # Estimated as the layout does, from the escaped text the figure carries.
+        # Estimated as the layout does, from the escaped text it measured.
         carried = "<br>".join(html.escape(line, quote=False) for line in text["shown"])
         estimate = text_box(carried, text["size"] or NODE_LABEL_SIZE, (0, 0))
         width, height = text["x1"] - text["x0"], text["y1"] - text["y0"]

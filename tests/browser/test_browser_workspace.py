@@ -14,7 +14,7 @@ pytestmark = pytest.mark.browser
 
 LAPTOP_SCREENS = [(1280, 720), (1024, 768)]
 SLIDER = '[data-testid="stMain"] [data-testid="stSlider"]'
-DIAGRAM = '[data-testid="stMain"] [data-testid="stPlotlyChart"]'
+DIAGRAM = '[data-testid="stMain"] [data-testid="stVegaLiteChart"]'
 HEADLINE = f'.{key_class("lens-step-headline")}'
 DETAIL_PANE = f'.{key_class("lens-step-detail")}'
 
