@@ -6,12 +6,9 @@ plus one thing, chosen by ``FLOOR_CASE``). Groups of cases:
 
 - ``elements``: K = 25, 50, 100 static elements inside the fragment (re-sent
   every step) and outside it (sent once);
-- ``diagram``: the run page's real diagram drawn with ``st.plotly_chart`` whose
-  lit arrow changes every step (a new spec, so a remount), the same figure
-  unchanged, and an equivalent ``st.vega_lite_chart`` whose spec is constant
-  and whose data changes (one identity under its key), and the same drawing
-  as a keyed ``st.echarts_chart`` selection widget whose option changes (one
-  identity under its key: updated in place);
+- ``diagram``: the run page's own diagram (a keyed ``st.vega_lite_chart``, one
+  spec, the step as rows), the same chart with rows that never change, and the
+  page's chart without its key (a new identity, so a new chart, every step);
 - ``kinds``: 20 elements of one kind above the fragment, a case per kind;
 - ``page``: Lens apps given as ``--lens NAME=path/to/lens_app.py`` (the large
   agent run uploaded), closed and with the served context open, to compare
@@ -49,7 +46,7 @@ FLOOR_APP = Path(__file__).resolve().parent / "floor_app.py"
 GROUPS = {
     "elements": ["inside:25", "inside:50", "inside:100", "outside:25", "outside:50",
                  "outside:100"],
-    "diagram": ["plotly-lit", "plotly-fixed", "vega-data", "echarts"],
+    "diagram": ["diagram", "diagram-fixed", "diagram-unkeyed"],
     "kinds": [f"kind:{name}:20" for name in ("text", "button", "code", "slider", "segmented",
                                              "expander", "json")],
 }

@@ -12,18 +12,14 @@ variable ``FLOOR_CASE`` names:
 - ``kind:NAME:K``: K copies of one kind of element the run page shows (text,
   button, code, slider, segmented control, expander, JSON), above the
   fragment, to price each kind per press;
-- ``plotly-lit``: the run page's actor-arrow figure of the large agent run's
-  root scope, this step's arrows lit, drawn as the page draws it (its spec
-  changes each step, so Streamlit gives it a new identity and remounts it);
-- ``plotly-fixed``: the same figure for the first step on every step (same
-  spec, same identity: plotly is not remounted);
-- ``vega-data``: the same drawing with ``st.vega_lite_chart``, one spec for
-  every step and this step's drawing as its data, under a key (a stable
-  identity: the chart is updated in place);
-- ``echarts``: the same drawing as one ECharts option per step on
-  ``st.echarts_chart`` under a key with ``on_select="rerun"`` (a keyed
-  selection widget keeps its identity while its option changes, so ECharts
-  updates the chart in place and still reports a click on a node).
+- ``diagram``: the run page's actor-arrow chart of the large agent run's root
+  scope, this step's arrows lit, drawn as the page draws it
+  (:func:`benchmarks.page_work.draw_chart`: one spec, the step as rows, under
+  a key, so the browser keeps the chart and swaps its data);
+- ``diagram-fixed``: the same chart with the first step's rows on every step
+  (nothing in the chart changes: the floor under ``diagram``);
+- ``diagram-unkeyed``: the page's chart without its key; a selection chart's
+  identity then includes its data, so every step mounts a new chart.
 """
 
 from __future__ import annotations
@@ -37,11 +33,10 @@ import streamlit as st
 # Run as a script from benchmarks/: the repository (its lens, its inputs) comes first.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.echarts_diagram import echarts_option  # noqa: E402 (after the path)
-from benchmarks.vega_diagram import vega_rows, vega_spec  # noqa: E402
+from benchmarks.page_work import draw_chart  # noqa: E402 (after the path)
+from lens.diagram_chart import DIAGRAM_SPEC, DRILL_PARAM, actor_chart  # noqa: E402
 
 CASE = os.environ.get("FLOOR_CASE", "inside:0")
-PLOT_CONFIG = {"displayModeBar": False, "scrollZoom": False}  # as lens_ui/stepper.py
 ELEMENT_STEPS = 100_000
 # One group of static elements: a row of a caption and two buttons, then a
 # line of text and one of Markdown, the run page's kinds of element.
@@ -97,11 +92,9 @@ def _diagram():
     return run.diagram(DEFAULT_PROFILE, ROOT), steps
 
 
-def _figure(index: int) -> dict:
-    from lens.figures import actor_figure_dict
-
+def _chart(index: int):
     diagram, _ = _diagram()
-    return actor_figure_dict(diagram, index, title="")
+    return actor_chart(diagram, index)
 
 
 def _next() -> None:
@@ -120,27 +113,15 @@ elif kind == "kind":
 def stepper() -> None:
     index = st.session_state.setdefault("step", 0)
     st.button("Next", key="next", on_click=_next, shortcut="N")
-    steps = _diagram()[1] if kind.startswith(("plotly", "vega", "echarts")) else ELEMENT_STEPS
+    steps = _diagram()[1] if kind.startswith("diagram") else ELEMENT_STEPS
     st.text(f"step {index + 1} of {steps}")
     if kind == "inside":
         static_elements(int(count), "inside")
-    elif kind in ("plotly-lit", "plotly-fixed"):
-        import plotly.graph_objects as go
-
-        figure = _figure(index if kind == "plotly-lit" else 0)
-        st.plotly_chart(go.Figure(figure), key="diagram", on_select="rerun",
-                        selection_mode="points", config=PLOT_CONFIG,
-                        height=figure["layout"]["height"])
-    elif kind == "vega-data":
-        figure = _figure(index)
-        import pandas as pd
-
-        st.vega_lite_chart(pd.DataFrame(vega_rows(figure)), vega_spec(figure), key="diagram",
-                           on_select="rerun", selection_mode="pick")
-    elif kind == "echarts":
-        figure = _figure(index)
-        st.echarts_chart(echarts_option(figure), key="diagram", on_select="rerun",
-                         height=figure["layout"]["height"])
-
+    elif kind in ("diagram", "diagram-fixed"):
+        draw_chart(_chart(index if kind == "diagram" else 0))
+    elif kind == "diagram-unkeyed":
+        chart = _chart(index)
+        st.vega_lite_chart(chart.rows, DIAGRAM_SPEC, on_select="rerun",
+                           selection_mode=DRILL_PARAM, height=chart.height, width="stretch")
 
 stepper()

@@ -4,25 +4,30 @@
 (load and evidence index), each profile's views (the projection switch counts
 both profiles' steps) and the root scope's diagram. :func:`step_change` is a
 slider move: :func:`lens.step_view.step_view`, the very function the app's
-slider region draws from, plus what ``st.plotly_chart`` does with the figure
-(validate and serialise it). Drawing the rest is Streamlit's, measured end to
-end by the browser benchmark. Nothing here repeats the app's code: when the
-page changes what it computes per step, it changes ``lens.step_view``, and
-this measures the change.
+slider region draws from, then the step's diagram handed to
+``st.vega_lite_chart`` as the page hands it (:func:`draw_chart`). That call is
+Streamlit's own, run in bare mode (no session): it copies the spec, turns the
+rows into Arrow bytes (``streamlit.dataframe_util``), serialises the spec and
+builds the element; only queueing the message for the session's websocket is
+left out. Drawing is the browser's, measured end to end by the browser
+benchmark. Nothing here repeats the app's code: when the page changes what it
+computes per step, it changes ``lens.step_view``, and this measures the change.
 """
 
 from __future__ import annotations
 
+import logging
 from time import perf_counter
 from typing import Callable
 
-import plotly.io
-import plotly.tools
+import streamlit
+import streamlit.runtime
 
 from lens.arrows import ArrowDiagram
+from lens.diagram_chart import DIAGRAM_SPEC, DRILL_PARAM, DiagramChart
 from lens.run import PROFILES, OpenRun, open_run
 from lens.scopes import ROOT
-from lens.step_view import StepView, step_view
+from lens.step_view import step_view
 
 
 def open_for_page(data: bytes, profile: str = "lens",
@@ -39,24 +44,37 @@ def open_for_page(data: bytes, profile: str = "lens",
 def step_change(run: OpenRun, profile: str, path: tuple[str, ...], index: int,
                 diagram: ArrowDiagram, timings: dict[str, float] | None = None) -> int:
     """One slider move to step ``index`` of scope ``path``, whose ``diagram`` the
-    caller keeps (as the app keeps one per scope); returns the figure's JSON size
-    (a sink, so nothing is optimised away)."""
+    caller keeps (as the app keeps one per scope); returns the chart's row count
+    plus the label's and headline's lengths (a sink, so nothing is optimised away).
+
+    Timed parts: ``step_view`` (label, headline, detail), ``chart_rows`` (the
+    diagram's rows for this step) and ``chart_to_browser`` (:func:`draw_chart`)."""
     clock = _Clock(timings)
-    scope = run.scope(profile, path)
-    view = clock("step_view", lambda: _built(step_view(run, profile, scope, index, diagram=diagram)))
-
-    def plotly_chart() -> int:
-        checked = plotly.tools.return_figure_from_figure_or_data(view.figure, validate_figure=True)
-        return len(plotly.io.to_json(checked, validate=False))
-
-    return clock("figure_to_browser", plotly_chart) + len(view.caption) + len(view.headline.text)
+    view = step_view(run, profile, run.scope(profile, path), index, diagram=diagram)
+    clock("step_view", lambda: (view.caption, view.headline, view.detail))
+    chart = clock("chart_rows", lambda: view.chart)
+    clock("chart_to_browser", lambda: draw_chart(chart))
+    return len(chart.rows) + len(view.caption) + len(view.headline.text)
 
 
-def _built(view: StepView) -> StepView:
-    """Every part of ``view`` built (a view builds each part when first read)."""
-    for part in (view.caption, view.headline, view.detail, view.figure):
-        assert part is not None
-    return view
+def draw_chart(chart: DiagramChart) -> None:
+    """What the server does with a step's chart: the call ``lens_ui/stepper.py``
+    makes, with its arguments, run outside a session (see the module doc)."""
+    streamlit.vega_lite_chart(chart.rows, DIAGRAM_SPEC, key="diagram", on_select="rerun",
+                              selection_mode=DRILL_PARAM, height=chart.height, width="stretch")
+
+
+def _quiet_bare_mode() -> None:
+    """Outside a server Streamlit logs a warning on every call (and a hint to
+    use ``streamlit run`` once); neither is work the app does."""
+    streamlit.config.set_option("global.showWarningOnDirectExecution", False)
+    # After set_option, which sets every Streamlit logger's level again.
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(
+        logging.ERROR)
+
+
+if not streamlit.runtime.exists():  # a benchmark app run by a server keeps its settings
+    _quiet_bare_mode()
 
 
 class _Clock:
