@@ -83,7 +83,7 @@ def actor_chart(diagram: ArrowDiagram, index: int) -> DiagramChart:
 # ─── the spec: the same for every step ─────────────────────────────────
 
 # Every row carries every field, so the rows make one table of stable columns.
-_ROW = dict(kind="", style="", x=0.0, y=0.0, x2=0.0, y2=0.0, angle=0.0, size=0.0, text="",
+_ROW = dict(kind="", style="", x=0.0, y=0.0, x2=0.0, y2=0.0, size=0.0, text="",
             colour="", stroke="", ring=0.0, shape="circle", opacity=1.0, drill="",
             **{field: "" for field in HOVER_FIELDS})
 
@@ -117,6 +117,12 @@ def _kind(kind: str, style: str | None = None) -> list[dict]:
     return [{"filter": f"datum.kind === 'frame' || ({test})"}]
 
 
+# Degrees clockwise from pointing right (y grows downward on screen), from the
+# head's drawn position toward its segment's drawn end.
+HEAD_ANGLE = ("(atan2(scale('y', datum.y2) - scale('y', datum.y), "
+              "scale('x', datum.x2) - scale('x', datum.x)) * 180 / PI + 360) % 360")
+
+
 def _tooltip() -> dict:
     """The hover lines as one object for Vega's tooltip: the first as its
     heading (``title``), each other one a row with a blank key. An empty line
@@ -141,11 +147,14 @@ DIAGRAM_SPEC: dict = {
     "config": {"view": {"stroke": None}},
     "layer": [
         *(_segment_layer(style) for style in ARROW_STYLES),
-        # Heads: a triangle turned along the segment it sits on.
+        # Heads: a triangle at (x, y) turned toward (x2, y2), the end of the
+        # segment it sits on. Turned in screen pixels, after the scales: the
+        # chart is stretched to its column in x only, which turns a slanted line.
         {"transform": _kind("head"), "mark": {"type": "point", "shape": "triangle-right",
-                                              "filled": True, "strokeWidth": 0, "aria": False},
+                                              "filled": True, "strokeWidth": 0, "aria": False,
+                                              "angle": {"expr": HEAD_ANGLE}},
          "encoding": {"x": _position("x"), "y": _position("y"), "color": _as_is("colour"),
-                      "size": _as_is("size"), "angle": _as_is("angle"),
+                      "size": _as_is("size"),
                       "opacity": _as_is("opacity")}},
         {"transform": _kind("text"), "mark": {"type": "text", "align": "center",
                                               "baseline": "middle", "lineBreak": "\n",
@@ -185,12 +194,10 @@ def _arrow_rows(route: Route) -> list[dict]:
     points = route.points
     rows = [_row(kind="segment", style=style, x=a[0], y=a[1], x2=b[0], y2=b[1])
             for a, b in zip(points, points[1:])]
-    (ax, ay), (bx, by) = points[route.head_after], points[route.head_after + 1]
-    # Degrees clockwise from pointing right; y grows downward, as on screen.
-    angle = math.degrees(math.atan2(by - ay, bx - ax)) % 360
+    end = points[route.head_after + 1]
     length = HEAD_LENGTH + width
-    rows.append(_row(kind="head", style=style, x=route.head[0], y=route.head[1], angle=angle,
-                     size=length * length, colour=colour))
+    rows.append(_row(kind="head", style=style, x=route.head[0], y=route.head[1], x2=end[0],
+                     y2=end[1], size=length * length, colour=colour))
     return rows
 
 

@@ -10,6 +10,7 @@ is squeezed.
 from __future__ import annotations
 
 import html
+import math
 
 import pytest
 from lens_page import LensPage
@@ -67,3 +68,54 @@ def test_diagram_labels_fit_their_estimate_and_never_overlap_on_screen(lens, sam
             apart = a["x1"] <= b["x0"] or b["x1"] <= a["x0"] or a["y1"] <= b["y0"] or b["y1"] <= a["y0"]
             assert apart, f"{a['text']!r} and {b['text']!r} overlap on screen"
     lens.screenshot(f"{sample}-step-{step}")
+
+
+# Each arrow line and each head as drawn: a line's start and its end, relative
+# to it; a head's place and the angle it is turned by.
+DRAWN_ARROWS = """chart => {
+  const numbers = s => (s || '').match(/-?\\d+(\\.\\d+)?(e-?\\d+)?/g).map(Number);
+  const shown = e => e.getAttribute('opacity') !== '0';
+  const lines = [...chart.querySelectorAll('svg g.mark-rule line')].filter(shown).map(l => {
+    const [x, y] = numbers(l.getAttribute('transform'));
+    return {x, y, dx: Number(l.getAttribute('x2')), dy: Number(l.getAttribute('y2')),
+            colour: l.getAttribute('stroke')};
+  });
+  const heads = [...chart.querySelectorAll('svg g.mark-symbol[aria-hidden="true"] path')]
+    .filter(shown).map(p => {
+      const [x, y, angle] = numbers(p.getAttribute('transform'));
+      return {x, y, angle: angle || 0, colour: p.getAttribute('fill')};
+    });
+  return {lines, heads};
+}"""
+
+
+def lines_under(head: dict, lines: list[dict]) -> list[dict]:
+    """The drawn lines of the head's colour it sits on (within a pixel): an
+    arrow may cross or run along another where the head is."""
+    found = []
+    for line in lines:
+        if line["colour"] != head["colour"]:
+            continue
+        length2 = line["dx"] ** 2 + line["dy"] ** 2
+        if not length2:
+            continue
+        t = ((head["x"] - line["x"]) * line["dx"] + (head["y"] - line["y"]) * line["dy"]) / length2
+        if 0 <= t <= 1 and math.dist((head["x"], head["y"]),
+                                     (line["x"] + t * line["dx"], line["y"] + t * line["dy"])) <= 1:
+            found.append(line)
+    return found
+
+
+@pytest.mark.parametrize("sample,step", VIEWS)
+def test_every_arrow_head_sits_on_its_line_and_points_along_it_as_drawn(lens, sample, step):
+    # The chart is stretched to its column in x only: a head turned in the
+    # layout's pixels would no longer follow a slanted line.
+    lens.open(f"run={sample}&step={step}")
+    drawn = lens.page.locator(DIAGRAM).first.evaluate(DRAWN_ARROWS)
+    assert drawn["heads"], "the diagram draws no arrow heads"
+    for head in drawn["heads"]:
+        lines = lines_under(head, drawn["lines"])
+        assert lines, f"a head at {head} sits on no drawn line of its colour"
+        runs = [math.degrees(math.atan2(line["dy"], line["dx"])) % 360 for line in lines]
+        off = min(abs((head["angle"] - along + 180) % 360 - 180) for along in runs)
+        assert off <= 1.0, f"head turned {head['angle']:.1f}°, its lines run {runs}"

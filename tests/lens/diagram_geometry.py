@@ -22,7 +22,7 @@ class Arrow:
     style: str
     points: list[Point]  # source centre … target centre
     head: Point
-    head_angle: float  # degrees clockwise from pointing right
+    toward: Point  # the head is drawn turned from ``head`` toward this point
     head_colour: str
 
 
@@ -66,8 +66,8 @@ def read_chart(chart: DiagramChart, stretch: float = 1.0) -> Drawn:
             assert segments, f"a head at {(row['x'], row['y'])} with no segment before it"
             assert segments[-1][2] == row["style"], "a head in another style than its arrow"
             points = [segments[0][0], *(end for _, end, _ in segments)]
-            arrows.append(Arrow(row["style"], points, at(row["x"], row["y"]), row["angle"],
-                                row["colour"]))
+            arrows.append(Arrow(row["style"], points, at(row["x"], row["y"]),
+                                at(row["x2"], row["y2"]), row["colour"]))
             segments = []
         elif kind == "text":
             labels.append((row["text"], label_box(row["text"], row["size"], at(row["x"], row["y"]))))
@@ -116,9 +116,9 @@ def _on_segment(point: Point, a: Point, b: Point, tolerance: float = 0.01) -> bo
 
 
 def misdrawn_heads(drawn: Drawn) -> list[str]:
-    """Each head that lies on no segment of its arrow, or does not point along
-    that segment toward the target (within 1°). Read at stretch 1 only: a
-    stretched chart keeps the angle of the layout's pixels."""
+    """Each head that lies on no segment of its arrow, or is not turned toward
+    the end of the segment it lies on (within 1°, as drawn: Vega turns it
+    after the scales, so a head follows its line at any stretch)."""
     problems = []
     for arrow in drawn.arrows:
         legs = [(a, b) for a, b in zip(arrow.points, arrow.points[1:]) if _on_segment(arrow.head, a, b)]
@@ -127,8 +127,9 @@ def misdrawn_heads(drawn: Drawn) -> list[str]:
             continue
         (ax, ay), (bx, by) = legs[-1]
         along = math.degrees(math.atan2(by - ay, bx - ax))
-        turn = (arrow.head_angle - along + 180) % 360 - 180
-        if abs(turn) > 1:
-            problems.append(f"head at {arrow.head} turned {arrow.head_angle:.1f}°, its segment "
+        (hx, hy), (tx, ty) = arrow.head, arrow.toward
+        turned = math.degrees(math.atan2(ty - hy, tx - hx))
+        if (hx, hy) == (tx, ty) or abs((turned - along + 180) % 360 - 180) > 1:
+            problems.append(f"head at {arrow.head} turned {turned % 360:.1f}°, its segment "
                             f"{legs[-1]} runs {along % 360:.1f}°")
     return problems

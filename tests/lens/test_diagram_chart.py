@@ -70,7 +70,8 @@ def test_the_lit_head_points_from_the_source_toward_the_target():
         (sx, sy), (tx, ty) = where[source], where[target]
         # A two-way pair is moved aside in parallel: the direction is the centres'.
         toward = math.degrees(math.atan2(ty - sy, tx - sx)) % 360
-        assert abs((head["angle"] - toward + 180) % 360 - 180) < 1
+        turned = math.degrees(math.atan2(head["y2"] - head["y"], head["x2"] - head["x"])) % 360
+        assert abs((turned - toward + 180) % 360 - 180) < 1
 
 
 def test_the_step_actors_are_ringed():

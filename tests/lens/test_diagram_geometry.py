@@ -26,10 +26,11 @@ STRETCHES = (1.0, 1.7)
 
 
 def problems_in(chart: DiagramChart) -> list[str]:
-    problems = misdrawn_heads(read_chart(chart))
+    problems = []
     for stretch in STRETCHES:
         drawn = read_chart(chart, stretch)
-        problems += [f"×{stretch}: {p}" for p in arrows_through_nodes(drawn) + overlapping_labels(drawn)]
+        problems += [f"×{stretch}: {p}" for p in
+                     arrows_through_nodes(drawn) + overlapping_labels(drawn) + misdrawn_heads(drawn)]
     left, right = sorted(row["x"] for row in chart.of_kind("frame"))
     if right - left > DESIGN_WIDTH:
         problems.append(f"drawing is {right - left:.0f} px wide, more than {DESIGN_WIDTH}")
@@ -108,7 +109,7 @@ def test_the_label_estimate_grows_with_text_and_font():
 def drawn_row(kind: str, **fields) -> dict:
     """A row as the chart draws it, with only the fields a test sets filled."""
     return {"kind": kind, "style": "lit", "x": 0.0, "y": 0.0, "x2": 0.0, "y2": 0.0,
-            "angle": 0.0, "size": 0.0, "text": "", "colour": "", **fields}
+            "size": 0.0, "text": "", "colour": "", **fields}
 
 
 def test_the_checks_catch_an_arrow_through_a_node_and_overlapping_labels():
@@ -116,7 +117,7 @@ def test_the_checks_catch_an_arrow_through_a_node_and_overlapping_labels():
     # agents between, with two names printed at nearly the same place.
     chart = DiagramChart([
         drawn_row("segment", x=50.0, y=30.0, x2=300.0, y2=30.0),
-        drawn_row("head", x=205.0, y=30.0),
+        drawn_row("head", x=205.0, y=30.0, x2=300.0, y2=30.0),
         drawn_row("text", x=150.0, y=60.0, text="classify", size=12.0),
         drawn_row("text", x=170.0, y=62.0, text="extract", size=12.0),
         *(drawn_row("node", x=x, y=30.0, text=name, size=32.0 * 32.0)
@@ -135,13 +136,15 @@ def test_the_checks_catch_a_head_off_its_arrow_or_turned_away_from_its_target():
                 drawn_row("segment", x=100.0, y=0.0, x2=100.0, y2=80.0), drawn_row("head", **head)]
         return misdrawn_heads(read_chart(DiagramChart(rows, 100)))
 
-    assert heads(x=100.0, y=50.0, angle=90.0) == []  # on the downward leg, pointing down
-    assert heads(x=50.0, y=0.0, angle=0.0) == []  # on the first leg, pointing right
-    [off] = heads(x=60.0, y=20.0, angle=0.0)
+    # On the downward leg, turned toward its end (pointing down); on the first leg, pointing right.
+    assert heads(x=100.0, y=50.0, x2=100.0, y2=80.0) == []
+    assert heads(x=50.0, y=0.0, x2=100.0, y2=0.0) == []
+    [off] = heads(x=60.0, y=20.0, x2=100.0, y2=80.0)
     assert "on no segment" in off
-    [backwards] = heads(x=100.0, y=50.0, angle=270.0)
+    [backwards] = heads(x=100.0, y=50.0, x2=100.0, y2=0.0)
     assert "turned 270.0°" in backwards
-    assert len(heads(x=100.0, y=50.0, angle=91.5)) == 1
+    assert len(heads(x=100.0, y=50.0, x2=101.0, y2=80.0)) == 1  # 1.9° off
+    assert len(heads(x=100.0, y=50.0, x2=100.0, y2=50.0)) == 1  # turned toward nothing
 
 
 def test_the_reader_refuses_an_arrow_whose_segments_do_not_join():
