@@ -7,11 +7,6 @@ of consecutive Next presses from the start, one from the middle, and jumps to
 evenly spread positions (slider drags). Median, 95th percentile and maximum
 per move; the collector is left as a server has it, so a full collection
 landing in a move shows in the maximum.
-
-Then, for the same positions and apart from the moves' figures, the part of
-``chart_to_browser`` that turns the chart's rows into Arrow bytes, side by
-side with the same conversion from a ``pyarrow`` table of those rows (what
-that conversion would cost if the page handed Streamlit a table).
 """
 
 from __future__ import annotations
@@ -20,14 +15,9 @@ import gc
 import sys
 from time import perf_counter
 
-import pyarrow
-from streamlit import dataframe_util
-
 from benchmarks.inputs import scaled_path
 from benchmarks.page_work import open_for_page, step_change
 from benchmarks.timing import median, ms, percentile
-from lens.arrows import ArrowDiagram
-from lens.diagram_chart import actor_chart
 from lens.scopes import ROOT
 
 SLIDER_TARGET_MS = 15.0
@@ -72,25 +62,7 @@ def measure_slider(moves: int, factor: int = FACTOR) -> dict:
             "p95_ms": ms(percentile(totals, 0.95)),
             "max_ms": ms(max(totals)),
             "parts_median_ms": {name: ms(median(v)) for name, v in parts.items()},
-            "chart_to_arrow_median_ms": _arrow_costs(diagram, _positions(len(steps), moves)),
             "target": f"median <= {SLIDER_TARGET_MS:g} ms",
             "met": median(totals) * 1000 <= SLIDER_TARGET_MS,
         }
     return rows
-
-
-def _arrow_costs(diagram: ArrowDiagram, positions: list[int]) -> dict[str, float]:
-    """Median time to turn each position's chart rows into Arrow bytes, as
-    Streamlit does with the rows the page passes, and from a pyarrow table
-    built from them (the table's building included); the two alternate."""
-    as_rows: list[float] = []
-    as_table: list[float] = []
-    for index in positions:
-        rows = actor_chart(diagram, index).rows
-        start = perf_counter()
-        dataframe_util.convert_anything_to_arrow_bytes(rows)
-        as_rows.append(perf_counter() - start)
-        start = perf_counter()
-        dataframe_util.convert_anything_to_arrow_bytes(pyarrow.Table.from_pylist(rows))
-        as_table.append(perf_counter() - start)
-    return {"rows_as_passed": ms(median(as_rows)), "pyarrow_table": ms(median(as_table))}

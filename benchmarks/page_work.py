@@ -4,8 +4,8 @@
 (load and evidence index), each profile's views (the projection switch counts
 both profiles' steps) and the root scope's diagram. :func:`step_change` is a
 slider move: :func:`lens.step_view.step_view`, the very function the app's
-slider region draws from, then the step's diagram handed to
-``st.vega_lite_chart`` as the page hands it (:func:`draw_chart`). That call is
+slider region draws from, then the step's diagram drawn by the page's own
+``lens_ui.stepper.draw_diagram`` (:func:`draw_chart`). Its ``st.vega_lite_chart`` is
 Streamlit's own, run in bare mode (no session): it copies the spec, turns the
 rows into Arrow bytes (``streamlit.dataframe_util``), serialises the spec and
 builds the element; only queueing the message for the session's websocket is
@@ -24,10 +24,11 @@ import streamlit
 import streamlit.runtime
 
 from lens.arrows import ArrowDiagram
-from lens.diagram_chart import DIAGRAM_SPEC, DRILL_PARAM, DiagramChart
+from lens.diagram_chart import DiagramChart
 from lens.run import PROFILES, OpenRun, open_run
 from lens.scopes import ROOT
 from lens.step_view import step_view
+from lens_ui.stepper import draw_diagram
 
 
 def open_for_page(data: bytes, profile: str = "lens",
@@ -58,10 +59,9 @@ def step_change(run: OpenRun, profile: str, path: tuple[str, ...], index: int,
 
 
 def draw_chart(chart: DiagramChart) -> None:
-    """What the server does with a step's chart: the call ``lens_ui/stepper.py``
-    makes, with its arguments, run outside a session (see the module doc)."""
-    streamlit.vega_lite_chart(chart.rows, DIAGRAM_SPEC, key="diagram", on_select="rerun",
-                              selection_mode=DRILL_PARAM, height=chart.height, width="stretch")
+    """What the server does with a step's chart: the page's own call
+    (``lens_ui.stepper.draw_diagram``), run outside a session (see the module doc)."""
+    draw_diagram(chart, key="diagram")
 
 
 def _quiet_bare_mode() -> None:

@@ -180,10 +180,6 @@ def format_table(report: dict) -> str:
                                 "<= 15 ms", _met(r["met"])))
         parts = " · ".join(f"{k} {v:.1f}" for k, v in r["parts_median_ms"].items())
         lines.append(f"    {parts} ms; max {r['max_ms']:.0f} ms")
-        arrow = r.get("chart_to_arrow_median_ms")
-        if arrow:
-            lines.append(f"    of chart_to_browser, rows to Arrow {arrow['rows_as_passed']:.1f} ms"
-                         f" (from a pyarrow table {arrow['pyarrow_table']:.1f} ms)")
     for name, r in results.get("memory", {}).items():
         lines.append(row.format(f"4 memory {name}", f"{r['open_peak_mb']:.0f} MB",
                                 f"{r['file_mb']:.1f} MB file", f"{r['open_peak_over_file']:.2f}x",
