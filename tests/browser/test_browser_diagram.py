@@ -13,7 +13,9 @@ import html
 import math
 
 import pytest
+from lens_browser import REPO
 from lens_page import LensPage
+from playwright.sync_api import expect
 
 from lens.layout import DESIGN_WIDTH, NODE_LABEL_SIZE, text_box
 
@@ -119,3 +121,26 @@ def test_every_arrow_head_sits_on_its_line_and_points_along_it_as_drawn(lens, sa
         runs = [math.degrees(math.atan2(line["dy"], line["dx"])) % 360 for line in lines]
         off = min(abs((head["angle"] - along + 180) % 360 - 180) for along in runs)
         assert off <= 1.0, f"head turned {head['angle']:.1f}°, its lines run {runs}"
+
+
+HOSTILE_NAME = "<img src=x onerror=alert(1)><b>bold</b>&amp;"
+
+
+def test_a_hostile_node_name_is_drawn_and_hovered_as_text(lens, tmp_path):
+    data = (REPO / "sample_runs" / "nested-sequence-with-parallel.json").read_bytes().replace(
+        b"step-summarise", HOSTILE_NAME.encode())
+    recording = tmp_path / "recording.json"
+    recording.write_bytes(data)
+    lens.open()
+    lens.upload(recording)
+    chart = lens.page.locator(DIAGRAM).first
+    # Its label is cut to fit its column; drawn as text, markup and all.
+    assert any(text["text"].startswith("<img") for text in drawn_texts(lens))
+    node = chart.locator(f'svg [role="graphics-symbol"][aria-label="{HOSTILE_NAME}"]')
+    node.hover()
+    tooltip = lens.page.locator("#vg-tooltip-element")
+    expect(tooltip).to_contain_text(HOSTILE_NAME)
+    # Shown as text: nothing in the tooltip or the chart is made from the name.
+    assert tooltip.locator("img, b").count() == 0
+    assert chart.locator("img, b, foreignObject").count() == 0
+    lens.screenshot("hostile-node-hovered")
