@@ -10,23 +10,22 @@ Positions are :mod:`lens.layout`'s pixels, drawn 1:1: two invisible frame
 rows at the corners of the step's drawing set both scales' domains, and the
 chart is exactly as tall as the drawing.
 
-Recorded text reaches the chart only as data: node and arrow labels are
-drawn as text (Vega draws no markup), hover lines go to Vega-Lite's tooltip,
-which escapes them. Nothing recorded is ever put in the spec.
+Recorded text reaches the chart only as data, as recorded: node and arrow
+labels are drawn as text (Vega draws no markup), hover lines go to Vega-Lite's
+tooltip, which escapes them. Nothing recorded is ever put in the spec.
 """
 
 from __future__ import annotations
 
-import html
 import math
 from dataclasses import dataclass, replace
 
 from lens.actors import CHILD, MODEL, STAGE, TOOLS, USER, Actor
 from lens.arrows import ArrowDiagram, BranchOption, Edge, LoopPasses
-from lens.layout import (ACTIVE_NODE_SIZE, LINE_HEIGHT, NODE_LABEL_SIZE, NODE_SIZE, Geometry, Route,
-                         SceneArrow, lay_out)
+from lens.layout import (ACTIVE_NODE_SIZE, LINE_BREAK, LINE_HEIGHT, NODE_LABEL_SIZE, NODE_SIZE,
+                         Geometry, Route, SceneArrow, lay_out)
 from lens.scopes import encode_path
-from lens.text import one_line, plot_text
+from lens.text import one_line
 
 LIT = "#d9480f"
 FAINT = "rgba(110, 110, 110, 0.35)"
@@ -157,7 +156,7 @@ DIAGRAM_SPEC: dict = {
                       "size": _as_is("size"),
                       "opacity": _as_is("opacity")}},
         {"transform": _kind("text"), "mark": {"type": "text", "align": "center",
-                                              "baseline": "middle", "lineBreak": "\n",
+                                              "baseline": "middle", "lineBreak": LINE_BREAK,
                                               "lineHeight": NODE_LABEL_SIZE * LINE_HEIGHT},
          "encoding": {"x": _position("x"), "y": _position("y"), "text": {"field": "text"},
                       "color": _as_is("colour"), "size": _as_is("size"),
@@ -208,14 +207,8 @@ def _label_rows(geometry: Geometry) -> list[dict]:
     labels += [(label, ARROW_STYLES[arrow.style][0], arrow.style)
                for arrow, label in geometry.loop_labels]
     return [_row(kind="text", style=style, x=label.centre[0], y=label.centre[1],
-                 text=drawn_text(label.text), size=label.size, colour=colour)
+                 text=label.text, size=label.size, colour=colour)
             for label, colour, style in labels]
-
-
-def drawn_text(layout_text: str) -> str:
-    """A layout label (escaped, lines split on ``<br>``) as the text Vega draws:
-    the characters as recorded, one line per ``\\n``."""
-    return "\n".join(html.unescape(line) for line in layout_text.split("<br>"))
 
 
 def _node_rows(scene: _Scene, geometry: Geometry) -> list[dict]:
@@ -224,7 +217,7 @@ def _node_rows(scene: _Scene, geometry: Geometry) -> list[dict]:
         x, y = geometry.centres[key]
         diameter = ACTIVE_NODE_SIZE if node.active else NODE_SIZE
         rows.append(_row(
-            kind="node", x=x, y=y, text=drawn_text(node.text), size=diameter * diameter,
+            kind="node", x=x, y=y, text=node.text, size=diameter * diameter,
             colour=ROLE_COLOURS.get(node.actor.role, OTHER_ROLE_COLOUR),
             shape="square" if node.actor.drill_path else "circle",
             stroke=LIT if node.active else NODE_EDGE, ring=4.0 if node.active else 1.0,
@@ -241,7 +234,7 @@ def _node_rows(scene: _Scene, geometry: Geometry) -> list[dict]:
 @dataclass(frozen=True)
 class _Node:
     actor: Actor
-    text: str  # label as the layout measures it: escaped, lines split on <br>
+    text: str  # the label as drawn (the layout cuts it to fit its column)
     hover: tuple[str, ...]  # lines as recorded (the tooltip escapes them)
     active: bool = False
     faint: bool = False
@@ -259,7 +252,7 @@ def _scene(diagram: ArrowDiagram, index: int) -> _Scene:
     if diagram.passes is not None and len(diagram):
         return _pass_scene(diagram.passes, index)
     active = diagram.active_actor_keys(index) if len(diagram) else set()
-    nodes = {a.key: _Node(a, plot_text(one_line(a.label, _LABEL_CHARS)), _actor_hover(a),
+    nodes = {a.key: _Node(a, one_line(a.label, _LABEL_CHARS), _actor_hover(a),
                           active=a.key in active) for a in diagram.actors}
     lit = diagram.lit(index) if len(diagram) else ()
     faint = diagram.faint(index) if len(diagram) else []
@@ -270,11 +263,11 @@ def _scene(diagram: ArrowDiagram, index: int) -> _Scene:
     for edge, texts in labels.items():
         text = ", ".join(dict.fromkeys(texts))
         shown = loop_text(text) if edge[0] == edge[1] else text
-        arrows.append(SceneArrow(edge, plot_text(one_line(shown, 48)) if shown else "", "lit"))
+        arrows.append(SceneArrow(edge, one_line(shown, 48) if shown else "", "lit"))
     order = list(diagram.first_seen)
     for option in diagram.options:
         actor = option.actor
-        nodes[actor.key] = _Node(actor, plot_text(one_line(actor.label, _LABEL_CHARS)),
+        nodes[actor.key] = _Node(actor, one_line(actor.label, _LABEL_CHARS),
                                  _option_hover(option), faint=option.not_taken)
         edge = (option.decider, actor.key)
         order.append(edge)
@@ -305,9 +298,9 @@ def _pass_scene(passes: LoopPasses, index: int) -> _Scene:
         if body.drill_path:
             lines.append("click to drill in")
         key = f"pass:{shown}"
-        text = f"pass {plot_text(one_line(number, 8))}"
+        text = f"pass {one_line(number, 8)}"
         if output is not None and shown <= index:
-            text += "<br>" + plot_text(one_line(output, 14))
+            text += LINE_BREAK + one_line(output, 14)
         nodes[key] = _Node(replace(body, key=key, label=f"pass {number}"), text, tuple(lines),
                            active=shown == index)
     keys = list(nodes)

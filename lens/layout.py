@@ -56,6 +56,9 @@ LABEL_AT = 0.38  # apart from the head, so a label never covers it
 TWO_WAY_OFFSET = 6  # px each direction of a two-way pair is moved to its own side
 MARGIN = 10
 ARROW_LABEL_COLUMNS = 1.2  # an arrow label is cut to this many columns' width
+# Labels are measured as they are drawn: the recorded characters, with this
+# between lines (a recorded line break is already a visible ⏎: lens.text.one_line).
+LINE_BREAK = "\n"
 
 
 def column_layout(actor_keys: Sequence[str], edges: Iterable[tuple[str, str]]) -> dict[str, tuple[int, int]]:
@@ -103,8 +106,8 @@ def glyph_units(line: str) -> float:
 
 def text_size(text: str, size: float) -> tuple[float, float]:
     """Width and height of a label of ``text`` at font ``size``; lines are split
-    on ``<br>`` (plotly's line break)."""
-    lines = text.split("<br>")
+    on :data:`LINE_BREAK`."""
+    lines = text.split(LINE_BREAK)
     width = max(glyph_units(line) for line in lines) * size * CHAR_WIDTH
     return width, len(lines) * size * LINE_HEIGHT
 
@@ -164,15 +167,11 @@ def fit_label(text: str, width: float, size: float = NODE_LABEL_SIZE) -> str:
         if used > room:
             break
         kept += 1
-    cut = text[:kept]
-    entity = cut.rfind("&")
-    if entity >= 0 and ";" not in cut[entity:]:
-        cut = cut[:entity]  # never half an escaped character
-    return cut + "…"
+    return text[:kept] + "…"
 
 
 def _fit_lines(text: str, width: float) -> str:
-    return "<br>".join(fit_label(line, width) for line in text.split("<br>") if line)
+    return LINE_BREAK.join(fit_label(line, width) for line in text.split(LINE_BREAK) if line)
 
 
 # ─── the scene and its geometry ────────────────────────────────────────
@@ -181,7 +180,7 @@ def _fit_lines(text: str, width: float) -> str:
 @dataclass(frozen=True)
 class SceneArrow:
     edge: Edge
-    label: str  # display text (already made safe for plotly), "" for none
+    label: str  # the text as drawn (lines split on LINE_BREAK), "" for none
     style: str  # the caller's name for how it is drawn
 
 
@@ -256,7 +255,7 @@ def lay_out(node_keys: Sequence[str], node_texts: dict[str, str], arrows: Sequen
         if not text:
             continue
         x, y = centres[key]
-        height = NODE_LABEL_SIZE * LINE_HEIGHT * (text.count("<br>") + 1)
+        height = NODE_LABEL_SIZE * LINE_HEIGHT * (text.count(LINE_BREAK) + 1)
         label = _place(text, NODE_LABEL_SIZE, (x, y + NODE_BOX / 2 + CLEARANCE + 1 + height / 2),
                        placed, boxes, span)
         node_labels[key] = label

@@ -9,7 +9,6 @@ is squeezed.
 
 from __future__ import annotations
 
-import html
 import math
 
 import pytest
@@ -17,7 +16,7 @@ from lens_browser import REPO
 from lens_page import LensPage
 from playwright.sync_api import expect
 
-from lens.layout import DESIGN_WIDTH, NODE_LABEL_SIZE, text_box
+from lens.layout import DESIGN_WIDTH, LINE_BREAK, NODE_LABEL_SIZE, text_box
 
 pytestmark = pytest.mark.browser
 
@@ -59,8 +58,8 @@ def test_diagram_labels_fit_their_estimate_and_never_overlap_on_screen(lens, sam
     texts = drawn_texts(lens)
     assert texts, "the diagram draws no labels"
     for text in texts:
-        # Estimated as the layout does, from the escaped text it measured.
-        carried = "<br>".join(html.escape(line, quote=False) for line in text["shown"])
+        # Estimated as the layout does, from the text as drawn.
+        carried = LINE_BREAK.join(text["shown"])
         estimate = text_box(carried, text["size"] or NODE_LABEL_SIZE, (0, 0))
         width, height = text["x1"] - text["x0"], text["y1"] - text["y0"]
         assert width <= estimate[2] - estimate[0] + SLACK_PX, text

@@ -9,7 +9,6 @@ use :func:`lens.layout.text_box`, the one estimate the layout uses too.
 
 from __future__ import annotations
 
-import html
 import math
 from dataclasses import dataclass
 
@@ -38,11 +37,9 @@ class Drawn:
 
 
 def label_box(text: str, size: float, centre: Point) -> Box:
-    """The box of a drawn label: its lines (split on "\\n") measured as the
-    layout measured them, escaped and joined with ``<br>``. A recorded ``<br>``
-    stays one escaped run of characters, never a line break."""
-    measured = "<br>".join(html.escape(line, quote=False) for line in text.split("\n"))
-    return text_box(measured, size, centre)
+    """The box of a drawn label, measured as the layout measures it: the text as
+    drawn, lines split on "\\n" (a recorded ``<br>`` is characters, not a break)."""
+    return text_box(text, size, centre)
 
 
 def read_chart(chart: DiagramChart, stretch: float = 1.0) -> Drawn:

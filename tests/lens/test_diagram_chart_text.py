@@ -43,7 +43,9 @@ def lit_labels(chart) -> list[str]:
 def test_recorded_markup_is_carried_as_recorded_not_escaped():
     diagram, count = hostile_diagram()
     charts = [actor_chart(diagram, index) for index in range(count)]
-    assert lit_labels(charts[0]) == ["<img src=x onerror=a…", BOLD]
+    hostile_label, bold = lit_labels(charts[0])
+    assert bold == BOLD and hostile_label.endswith("…")
+    assert HOSTILE.startswith(hostile_label.removesuffix("…"))
     assert lit_labels(charts[3]) == [ESCAPED_LOOKING]  # drawn as recorded, not as "R&D"
     for chart in charts:
         strings = strings_of(chart.rows)
@@ -56,6 +58,24 @@ def test_recorded_markup_is_carried_as_recorded_not_escaped():
         for text in [row["text"] for row in chart.rows if row["text"].startswith("<img")]:
             assert HOSTILE.startswith(text.removesuffix("…")), text
         assert node["text"].startswith("<img src=x")
+
+
+def test_a_name_with_markup_characters_is_cut_where_any_name_as_long_is():
+    # Measured as drawn: "&" is one character wide, as "+" is (escaped it was five).
+    def node_label(name: str) -> str:
+        # Beside four others: the columns are narrow, so the name is cut to fit.
+        names = [name, "two", "three", "four", "five"]
+        steps = [step("sequential", "asks", (USER, names[0], "next", "asks"))]
+        steps += [step("sequential", "on", (a, b, "next", "on")) for a, b in zip(names, names[1:])]
+        chart = actor_chart(build_arrow_diagram(steps, ROOT, set()), 0)
+        [node] = [r for r in chart.of_kind("node") if r["hover0"] == name]
+        # The label drawn under the node.
+        [label] = [r for r in chart.of_kind("text") if r["x"] == node["x"] and r["y"] > node["y"]]
+        return label["text"]
+
+    plain, marked = node_label("R+D+team+roster+for+the+quarter"), node_label(
+        "R&D&team&roster&for&the&quarter")
+    assert plain.endswith("…") and len(marked) == len(plain)
 
 
 def test_recorded_line_breaks_and_br_tags_stay_on_one_line():

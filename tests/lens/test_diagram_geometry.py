@@ -102,7 +102,7 @@ def test_the_label_estimate_grows_with_text_and_font():
     assert long_[2] - long_[0] == pytest.approx(2 * (short[2] - short[0]))
     bigger = text_box("ab", 24, (0, 0))
     assert bigger[3] - bigger[1] == pytest.approx(2 * (short[3] - short[1]))
-    two_lines = text_box("ab<br>abcd", 12, (0, 0))
+    two_lines = text_box("ab\nabcd", 12, (0, 0))
     assert two_lines[3] - two_lines[1] == pytest.approx(2 * (short[3] - short[1]))
 
 
@@ -154,13 +154,15 @@ def test_the_reader_refuses_an_arrow_whose_segments_do_not_join():
         read_chart(DiagramChart(rows, 100))
 
 
-def test_a_drawn_label_is_measured_line_by_line_as_the_layout_measured_it():
+def test_a_drawn_label_is_measured_line_by_line_and_markup_is_characters():
     two_lines = label_box("pass 3\ndraft", 12, (0, 0))
-    assert two_lines == text_box("pass 3<br>draft", 12, (0, 0))
-    # Recorded markup is one run of characters: never a line break, measured escaped.
+    one_line = label_box("pass 3", 12, (0, 0))
+    assert two_lines[3] - two_lines[1] == pytest.approx(2 * (one_line[3] - one_line[1]))
+    # Recorded markup is one run of the characters drawn: never a line break,
+    # and as wide as any other six characters (not as its escaped form).
     literal = label_box("a<br>b", 12, (0, 0))
-    assert literal == text_box("a&lt;br&gt;b", 12, (0, 0))
-    assert literal[3] - literal[1] == pytest.approx((two_lines[3] - two_lines[1]) / 2)
+    assert literal == label_box("a-br-b", 12, (0, 0))
+    assert literal[3] - literal[1] == pytest.approx(one_line[3] - one_line[1])
 
 
 def test_a_decider_no_arrow_from_the_user_reaches_sits_before_its_branch():
