@@ -266,9 +266,12 @@ class LensPage:
         self.wait_idle()
 
     def plot_texts(self) -> list[str]:
-        return [t.strip() for t in self.page.locator(
-            f'[data-testid="stElementContainer"]{NOT_STALE} [data-testid="stPlotlyChart"] svg text'
-        ).all_text_contents() if t.strip()]
+        """The texts of the plotly charts on the page, once one has drawn (plotly's
+        code is fetched on the first plotly chart a page shows)."""
+        texts = self.page.locator(
+            f'[data-testid="stElementContainer"]{NOT_STALE} [data-testid="stPlotlyChart"] svg text')
+        expect(texts.first).to_be_attached(timeout=IDLE_TIMEOUT_MS)
+        return [t.strip() for t in texts.all_text_contents() if t.strip()]
 
     def select_grid_row(self, row: int, grid: Locator | None = None) -> None:
         """Select row ``row`` (0-based) of a row-selectable data grid by its row marker."""
