@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Iterator
 
-from lens.diagram_chart import DiagramChart
+from lens.arrows import ArrowDiagram
+from lens.diagram_chart import DiagramChart, actor_chart
 from lens.layout import Box, Point, boxes_overlap, node_box, segment_hits_box, text_box
+from lens.run import PROFILES, OpenRun
 
 
 @dataclass
@@ -34,6 +37,20 @@ class Drawn:
     @property
     def paths(self) -> list[list[Point]]:
         return [arrow.points for arrow in self.arrows]
+
+
+def every_step_chart(run: OpenRun) -> Iterator[tuple[str, ArrowDiagram, DiagramChart]]:
+    """Where, the scope's diagram and its chart, for every step of every scope
+    of ``run`` in both projections."""
+    for profile in PROFILES:
+        scopes = run.scopes(profile)
+        for path in scopes.paths():
+            scope = scopes.get(path)
+            if scope is None or not scope.steps:
+                continue
+            diagram = run.diagram(profile, path)
+            for index in range(len(scope.steps)):
+                yield f"{profile} {path} step {index + 1}", diagram, actor_chart(diagram, index)
 
 
 def label_box(text: str, size: float, centre: Point) -> Box:

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 
 import pytest
 from corpus_files import case_names, read_bytes, recording_path
-from diagram_geometry import inside, label_box
+from diagram_geometry import every_step_chart, inside, label_box
 from lens_builders import ROOT, step
 
 from lens.arrows import build_arrow_diagram
 from lens.diagram_chart import DIAGRAM_SPEC, HOVER_FIELDS, DiagramChart, actor_chart
 from lens.layout import node_box
-from lens.run import PROFILES, open_run
+from lens.run import open_run
 
 SPEC_AS_BUILT = json.dumps(DIAGRAM_SPEC, sort_keys=True)
 LINE_BREAKS = ("\n", "\r", "\u2028", "\u2029", "\x85", "\x0b", "\x0c")
@@ -39,20 +39,11 @@ class Drawn:
 @pytest.fixture(scope="module", params=case_names())
 def charts(request) -> list[Drawn]:
     """Every step's chart of one recording, with the spec checked after each is built."""
-    run = open_run(read_bytes(recording_path(request.param)))
     drawn = []
-    for profile in PROFILES:
-        scopes = run.scopes(profile)
-        for path in scopes.paths():
-            scope = scopes.get(path)
-            if scope is None or not scope.steps:
-                continue
-            diagram = run.diagram(profile, path)
-            for index in range(len(scope.steps)):
-                chart = actor_chart(diagram, index)
-                where = f"{request.param} {profile} {path} step {index + 1}"
-                assert json.dumps(DIAGRAM_SPEC, sort_keys=True) == SPEC_AS_BUILT, where
-                drawn.append(Drawn(where, chart, diagram.passes is not None))
+    for where, diagram, chart in every_step_chart(open_run(read_bytes(recording_path(request.param)))):
+        where = f"{request.param} {where}"
+        assert json.dumps(DIAGRAM_SPEC, sort_keys=True) == SPEC_AS_BUILT, where
+        drawn.append(Drawn(where, chart, diagram.passes is not None))
     assert drawn
     return drawn
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import pytest
 from corpus_files import case_names, read_bytes, recording_path
-from diagram_geometry import (arrows_through_nodes, inside, label_box, misdrawn_heads,
-                              overlapping_labels, read_chart)
+from diagram_geometry import (arrows_through_nodes, every_step_chart, inside, label_box,
+                              misdrawn_heads, overlapping_labels, read_chart)
 from lens_builders import ROOT, step
 
 from lens.arrows import build_arrow_diagram
 from lens.diagram_chart import DiagramChart, actor_chart
 from lens.layout import DESIGN_WIDTH, text_box
-from lens.run import PROFILES, open_run
+from lens.run import open_run
 
 USER = "actor:user"
 # A chart wider than the design width spreads the columns; text keeps its size.
@@ -39,19 +39,11 @@ def problems_in(chart: DiagramChart) -> list[str]:
 
 @pytest.mark.parametrize("case", case_names())
 def test_every_step_of_every_scope_draws_clear_arrows_and_labels(case):
-    run = open_run(read_bytes(recording_path(case)))
     checked = 0
-    for profile in PROFILES:
-        scopes = run.scopes(profile)
-        for path in scopes.paths():
-            scope = scopes.get(path)
-            if scope is None or not scope.steps:
-                continue
-            diagram = run.diagram(profile, path)
-            for index in range(len(scope.steps)):
-                found = problems_in(actor_chart(diagram, index))
-                assert not found, f"{profile} {path} step {index + 1}: {found[:3]}"
-                checked += 1
+    for where, _, chart in every_step_chart(open_run(read_bytes(recording_path(case)))):
+        found = problems_in(chart)
+        assert not found, f"{where}: {found[:3]}"
+        checked += 1
     assert checked > 0
 
 
