@@ -93,13 +93,10 @@ def _row(**fields: object) -> dict:
     return row
 
 
-def _position(field: str, *, domain: bool = True) -> dict:
-    encoding: dict = {"field": field, "type": "quantitative", "axis": None}
-    if domain:
-        # The frame rows make the domain; y grows downward as in the layout.
-        encoding["scale"] = {"zero": False, "nice": False, "padding": 0,
-                             **({"reverse": True} if field == "y" else {})}
-    return encoding
+def _position(field: str) -> dict:
+    # The frame rows make the domain; y grows downward as in the layout.
+    scale = {"zero": False, "nice": False, "padding": 0, **({"reverse": True} if field == "y" else {})}
+    return {"field": field, "type": "quantitative", "axis": None, "scale": scale}
 
 
 def _as_is(field: str) -> dict:
@@ -110,8 +107,9 @@ def _as_is(field: str) -> dict:
 
 def _kind(kind: str, style: str | None = None) -> list[dict]:
     """Keep the rows of one kind (and style), and the frame rows: drawn as
-    nothing, they give every layer data, so no layer's extent is empty (Vega
-    warns about each one that is)."""
+    nothing, they give every layer data, so no layer's extent is empty once
+    the rows are in (Vega warns about each one that is; it still does once,
+    when Streamlit first draws the chart before handing it its rows)."""
     test = f"datum.kind === '{kind}'" + (f" && datum.style === '{style}'" if style else "")
     return [{"filter": f"datum.kind === 'frame' || ({test})"}]
 
@@ -222,10 +220,17 @@ def _node_rows(scene: _Scene, geometry: Geometry) -> list[dict]:
             shape="square" if node.actor.drill_path else "circle",
             stroke=LIT if node.active else NODE_EDGE, ring=4.0 if node.active else 1.0,
             opacity=FAINT_NODE_OPACITY if node.faint else 1.0,
-            **dict(zip(HOVER_FIELDS, node.hover)),
+            **_hover_fields(node.hover),
             drill=encode_path(node.actor.drill_path) if node.actor.drill_path else "",
             style="active" if node.active else "faint" if node.faint else ""))
     return rows
+
+
+def _hover_fields(lines: tuple[str, ...]) -> dict[str, str]:
+    """One line a field; lines past the last field share it, so none is lost."""
+    last = len(HOVER_FIELDS) - 1
+    kept = [*lines[:last], " · ".join(lines[last:])] if len(lines) > last else list(lines)
+    return dict(zip(HOVER_FIELDS, kept))
 
 
 # ─── the scene: what is drawn at one step ─────────────────────────────
