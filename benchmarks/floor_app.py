@@ -28,6 +28,7 @@ import os
 import sys
 from pathlib import Path
 
+import pyarrow as pa
 import streamlit as st
 
 # Run as a script from benchmarks/: the repository (its lens, its inputs) comes first.
@@ -121,7 +122,7 @@ def stepper() -> None:
         draw_chart(_chart(index if kind == "diagram" else 0))
     elif kind == "diagram-unkeyed":
         chart = _chart(index)
-        st.vega_lite_chart(chart.rows, DIAGRAM_SPEC, on_select="rerun",
+        st.vega_lite_chart(pa.Table.from_pylist(chart.rows), DIAGRAM_SPEC, on_select="rerun",
                            selection_mode=DRILL_PARAM, height=chart.height, width="stretch")
 
 stepper()
