@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import json
 
 from hypothesis import HealthCheck, given, settings, strategies as hst
 from streamlit.testing.v1 import AppTest

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 
-import pytest
 from streamlit import dataframe_util
 
 import lens_ui.stepper
