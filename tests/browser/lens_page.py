@@ -36,6 +36,8 @@ APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 APP_CONNECTED = '[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
 RUNNING_ICON = '[data-testid="stStatusWidgetRunningIcon"]'
 NOT_STALE = ':not([data-stale="true"])'
+# The run page's actor diagram (one Vega-Lite chart in the main area).
+DIAGRAM = '[data-testid="stMain"] [data-testid="stVegaLiteChart"]'
 IDLE_TIMEOUT_MS = 30_000
 # A rerun is requested over the websocket; the script state flips to "running"
 # a moment after the click. Waiting this long first avoids reading the old

@@ -13,14 +13,13 @@ import math
 
 import pytest
 from lens_browser import REPO
-from lens_page import LensPage
+from lens_page import DIAGRAM, LensPage
 from playwright.sync_api import expect
 
 from lens.layout import DESIGN_WIDTH, LINE_BREAK, NODE_LABEL_SIZE, text_box
 
 pytestmark = pytest.mark.browser
 
-DIAGRAM = '[data-testid="stMain"] [data-testid="stVegaLiteChart"]'
 # (sample, step): a Conditional at its decision, a Loop mid-way, a Sequence's
 # answer (routed around the agents between), a Parallel's merge.
 VIEWS = [("conditional-routes-to-agent", 1), ("loop-refine-4-iterations", 3),

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lens_browser import CORPUS, REPO, VIEWPORT
-from lens_page import LensPage, key_class
+from lens_page import DIAGRAM, LensPage, key_class
 
 pytestmark = pytest.mark.browser
 
@@ -138,7 +138,7 @@ def test_a_subflow_id_with_a_slash_drills_into_its_own_scope(lens, tmp_path):
     lens.upload(as_recording_json(tmp_path, data))
     # By click: the diagram's node for the subflow called "step-reviewers/style",
     # found by its accessible name (the label beside it is cut to fit its column).
-    diagram = lens.page.locator('[data-testid="stMain"] [data-testid="stVegaLiteChart"]').first
+    diagram = lens.page.locator(DIAGRAM).first
     diagram.locator(f'svg [role="graphics-symbol"][aria-label="{SLASHED_NAME}"]').click()
     expect(lens.crumb_buttons()).to_have_count(2)
     lens.wait_idle()

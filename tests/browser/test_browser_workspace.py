@@ -8,13 +8,12 @@ the arrow diagram are on screen without scrolling; reading the step detail
 from __future__ import annotations
 
 import pytest
-from lens_page import LensPage, key_class
+from lens_page import DIAGRAM, LensPage, key_class
 
 pytestmark = pytest.mark.browser
 
 LAPTOP_SCREENS = [(1280, 720), (1024, 768)]
 SLIDER = '[data-testid="stMain"] [data-testid="stSlider"]'
-DIAGRAM = '[data-testid="stMain"] [data-testid="stVegaLiteChart"]'
 HEADLINE = f'.{key_class("lens-step-headline")}'
 DETAIL_PANE = f'.{key_class("lens-step-detail")}'
 
