@@ -208,11 +208,15 @@ def _steps(run: LoadedRun, profile: str, scopes: ScopeIndex, scope: Scope, index
                    f"to drill in · keys: {NEXT_KEY} next, {PREVIOUS_KEY} previous, ←/→ on the slider.")
     with detail_column:
         with st.container(height=DETAIL_HEIGHT, key="lens-step-detail"):
-            with guarded_panel("step detail"):
-                step_panel(run, view.step, view.detail, key=f"{slider_key}.{index}")
+            # The served context first: a step's detail has as many elements as it
+            # has texts and tools, and the browser keeps an element only while it
+            # stays at the same place. Below the detail, the open served context
+            # (its slot table above all) was drawn anew on every step.
             with guarded_panel("served context"):
                 served_context(run, steps, index,
                                on_navigate=lambda target: _go_to(target, slider_key))
+            with guarded_panel("step detail"):
+                step_panel(run, view.step, view.detail, key=f"{slider_key}.{index}")
 
 
 def draw_diagram(chart: DiagramChart, key: str) -> None:

@@ -1,0 +1,61 @@
+"""A step keeps what the browser already drew, where it can.
+
+The browser keeps an element across a rerun only while it stays at the same
+place on the page (the same key or the same position in its container);
+anything else it mounts anew, and mounting is the dearest work of a step
+(``benchmarks/README.md``). These tests hold on to the DOM nodes of the parts
+a user keeps open while stepping and check that the next step, which shows a
+different model call, updated them in place instead of replacing them.
+"""
+
+from __future__ import annotations
+
+import pytest
+from lens_page import DIAGRAM, NOT_STALE, LensPage, key_class
+
+pytestmark = pytest.mark.browser
+
+SERVED = f'.{key_class("lens-served-context")}'
+SERVED_TITLE = f'{SERVED} [data-testid="stCaptionContainer"]{NOT_STALE}'
+SLOT_TABLE = f'{SERVED} [data-testid="stDataFrame"]'
+
+
+@pytest.fixture
+def lens(page, screenshot_dir, request) -> LensPage:
+    return LensPage(page, screenshot_dir, request.node.name)
+
+
+def connected(handle) -> bool:
+    return handle.evaluate("node => node.isConnected")
+
+
+def test_the_open_served_context_is_updated_in_place_as_the_slider_moves(lens):
+    # Steps 3 to 7 of the default run alternate between reading tool results
+    # and asking for tools: each step's detail has another length, and every
+    # other step shows another model call in the served context.
+    lens.open("step=3")
+    lens.open_expander("Served context")
+    table = lens.page.locator(SLOT_TABLE).first
+    table.wait_for()
+    kept = table.element_handle()
+    titles = [lens.page.locator(SERVED_TITLE).first.inner_text()]
+    for _ in range(4):
+        before = lens.step_label()
+        lens.button("lens.next").click()
+        lens.wait_for_step(before.number + 1)
+        titles.append(lens.page.locator(SERVED_TITLE).first.inner_text())
+        assert connected(kept), (f"step {before.number + 1}: the served context's slot table "
+                                 "was drawn anew instead of updated")
+    assert len(set(titles)) >= 3, f"the steps did not show three model calls: {titles}"
+
+
+def test_the_diagram_is_updated_in_place_as_the_slider_moves(lens):
+    lens.open("step=2")
+    chart = lens.page.locator(f"{DIAGRAM} svg, {DIAGRAM} canvas").first
+    chart.wait_for()
+    kept = chart.element_handle()
+    for _ in range(3):
+        before = lens.step_label()
+        lens.button("lens.next").click()
+        lens.wait_for_step(before.number + 1)
+        assert connected(kept), f"step {before.number + 1}: the diagram was drawn anew"
