@@ -146,8 +146,15 @@ class SteppedPage:
             self.wait_idle()
         page.wait_for_function(f"() => ({CURRENT_STEP})() !== null", timeout=WAIT_MS * 3)
         self.wait_idle()
-        if expand is not None:  # opened once, it stays open on every step
-            page.locator('[data-testid="stExpander"] summary').filter(has_text=expand).first.click()
+        if expand is not None:  # chosen once, it stays chosen on every step
+            # The detail pane's switch; builds before it had an expander of that title.
+            pane = page.locator('.st-key-lens-detail_pane').get_by_role("radio", name=expand,
+                                                                        exact=True)
+            if pane.count():
+                pane.click()
+            else:
+                page.locator('[data-testid="stExpander"] summary').filter(
+                    has_text=expand).first.click()
             self.wait_idle()
         page.evaluate(PROBE)
         # Shortcuts are ignored while an input has focus: click plain text first.
@@ -197,7 +204,7 @@ def measure_browser(presses: int, rounds: int, with_scaled: bool | None = None,
         return {"error": "playwright is not installed"}
     with_scaled = rounds >= 3 if with_scaled is None else with_scaled
     agent = corpus_path("large-agent-300-tool-calls")
-    # name: (file, expander opened once after the upload). The target is on the
+    # name: (file, detail pane part chosen once after the upload). The target is on the
     # app as it opens; the open served context is reported beside it.
     uploads = {"lens": (agent, None), SERVED_CASE: (agent, "Served context")}
     if with_scaled:

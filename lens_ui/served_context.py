@@ -1,4 +1,4 @@
-"""The served-context panel at the top of the step detail pane (``lens_ui/step_panel.py``).
+"""The served-context part of the detail pane (``lens_ui/step_panel.py``).
 
 On a step that shows a model call, the served-context panel: the three slots
 as the model saw them, each piece with its provenance, the change since the

@@ -25,7 +25,7 @@ from lens_ui.evidence_tabs import backtrack_tab, search_tab
 from lens_ui.panel_guard import guarded_panel
 from lens_ui.route_panel import route_panel
 from lens_ui.runs import LoadedRun
-from lens_ui.step_panel import served_context, step_panel
+from lens_ui.step_panel import detail_pane
 from lens_ui.timeline_panel import timeline_panel
 from lens_ui.view_switch import current_view, view_switch
 
@@ -207,16 +207,8 @@ def _steps(run: LoadedRun, profile: str, scopes: ScopeIndex, scope: Scope, index
         st.caption("Orange: this step's arrows · grey: earlier steps · ■ a subflow: click it "
                    f"to drill in · keys: {NEXT_KEY} next, {PREVIOUS_KEY} previous, ←/→ on the slider.")
     with detail_column:
-        with st.container(height=DETAIL_HEIGHT, key="lens-step-detail"):
-            # The served context first: a step's detail has as many elements as it
-            # has texts and tools, and the browser keeps an element only while it
-            # stays at the same place. Below the detail, the open served context
-            # (its slot table above all) was drawn anew on every step.
-            with guarded_panel("served context"):
-                served_context(run, steps, index,
-                               on_navigate=lambda target: _go_to(target, slider_key))
-            with guarded_panel("step detail"):
-                step_panel(run, view.step, view.detail, key=f"{slider_key}.{index}")
+        detail_pane(run, steps, index, view.detail, key=f"{slider_key}.{index}",
+                    height=DETAIL_HEIGHT, on_navigate=lambda target: _go_to(target, slider_key))
 
 
 def draw_diagram(chart: DiagramChart, key: str) -> None:

@@ -28,11 +28,13 @@ def current_view(views: Sequence[str], key: str) -> str:
 
 
 def view_switch(label: str, views: Sequence[str], key: str,
-                shown_as: Mapping[str, str] | None = None) -> str:
+                shown_as: Mapping[str, str] | None = None, wrap: bool | None = None) -> str:
     """Draw the switch and return the chosen view (see :func:`current_view`);
-    ``shown_as`` gives a view a shorter name on its button."""
+    ``shown_as`` gives a view a shorter name on its button; ``wrap=True`` lets
+    the buttons wrap onto more rows where a column is too narrow for them
+    (drawn straight into a column, Streamlit keeps them on one row and cuts them)."""
     chosen = current_view(views, key)
     names = shown_as or {}
     st.segmented_control(label, list(views), key=key, label_visibility="collapsed",
-                         format_func=lambda view: names.get(view, view))
+                         format_func=lambda view: names.get(view, view), wrap=wrap)
     return chosen

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from corpus_files import load_expected, read_bytes, recording_path
 
 from lens_ui.served_context import SERVED_TABS_KEY
-from lens_ui.step_panel import SERVED_OPEN
+from lens_ui.step_panel import DETAIL_PANE, SERVED
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "lens_app.py"
@@ -63,11 +63,16 @@ def open_run_details(at: AppTest) -> AppTest:
 
 
 def open_served_context(at: AppTest, tab: str | None = None) -> AppTest:
-    """Open the step detail's served-context expander, and one of its tabs, as a
-    user clicks them (both are drawn only while open)."""
-    at.session_state[SERVED_OPEN] = True
-    if tab is not None:
-        at.session_state[SERVED_TABS_KEY] = tab
+    """Choose the detail pane's served context, and one of its tabs, as a user
+    clicks them (only the chosen pane and tab are drawn)."""
+    return open_detail_pane(at, SERVED, **({} if tab is None else {SERVED_TABS_KEY: tab}))
+
+
+def open_detail_pane(at: AppTest, pane: str, **state: object) -> AppTest:
+    """Choose ``pane`` in the detail pane's switch (and set any other ``state``), then rerun."""
+    at.session_state[DETAIL_PANE] = pane
+    for key, value in state.items():
+        at.session_state[key] = value
     at.run()
     no_exception(at)
     return at

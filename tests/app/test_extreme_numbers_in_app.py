@@ -15,7 +15,7 @@ from app_support import caption, no_exception, open_run_details
 from extreme_numbers import dumps_with_raw, edit_at, extreme_recording, literal_is_refused, \
     raw_placeholder, seed_doc
 from fuzz.fuzz_support import FUZZ
-from lens_ui.step_panel import SERVED_OPEN
+from lens_ui.step_panel import DETAIL_PANE, SERVED, THIS_STEP
 
 pytestmark = pytest.mark.filterwarnings("ignore:The recursion limit will not be reset")
 
@@ -30,7 +30,7 @@ def no_panel_failed(at) -> None:
 def open_upload(app, data: bytes):
     at = app.run()
     at.file_uploader(key="lens.uploader").set_value(("extreme.json", data, "application/json"))
-    at.session_state[SERVED_OPEN] = True
+    at.session_state[DETAIL_PANE] = SERVED
     return at.run()
 
 
@@ -41,6 +41,12 @@ def walk_the_pages(at) -> None:
     total = int(caption(at).split(" of ")[1].split(" ")[0])
     for _ in range(min(total, MAX_STEPS) - 1):
         at.button(key="lens.next").click().run()
+        no_exception(at)
+        no_panel_failed(at)
+        # The detail pane shows one part at a time: the step's detail as well.
+        at.session_state[DETAIL_PANE] = THIS_STEP if at.session_state[DETAIL_PANE] == SERVED \
+            else SERVED
+        at.run()
         no_exception(at)
         no_panel_failed(at)
     at.switch_page("pages/raw_events.py").run()

@@ -15,7 +15,7 @@ from lens.link import LINK_KEYS
 from lens.run import open_run
 from lens_ui.run_store import MAX_UPLOADS_PER_SESSION
 from lens_ui.samples import sample_catalog
-from lens_ui.step_panel import EVIDENCE_OPEN
+from lens_ui.step_panel import DETAIL_PANE, EVIDENCE
 
 UPLOADER, RUNS, SWITCH = "lens.uploader", "lens.run_select", "lens.profile_switch"
 FIRST = corpus_plain_bytes("llmcall-single")
@@ -136,15 +136,15 @@ def test_a_gzip_upload_beyond_the_expansion_limit_is_refused_and_the_run_kept(ap
     assert caption(at) == before
 
 
-def test_the_evidence_expander_stays_open_when_its_event_count_changes(app):
+def test_the_evidence_pane_stays_chosen_when_its_event_count_changes(app):
     app.query_params["run"] = "agent-refund-multi-tools-error"
     at = app.run()
-    at.session_state[EVIDENCE_OPEN] = True
+    at.session_state[DETAIL_PANE] = EVIDENCE
     at.run()
     counts = set()
     for _ in range(4):
         at.button(key="lens.next").click().run()
-        assert at.session_state[EVIDENCE_OPEN] is True
+        assert at.session_state[DETAIL_PANE] == EVIDENCE
         counts.update(c.value for c in at.caption if "carry this step's runtimeStageId" in c.value)
     assert len(counts) > 1  # the count did change along the way
 
@@ -153,7 +153,7 @@ def test_a_failing_panel_fails_alone_without_a_server_path(app, monkeypatch):
     def broken(*_args, **_kwargs):
         raise RuntimeError("boom in /srv/lens/secret_module.py line 3")
 
-    monkeypatch.setattr("lens_ui.stepper.step_panel", broken)
+    monkeypatch.setattr("lens_ui.step_panel.step_panel", broken)
     at = app.run()
     no_exception(at)
     errors = [e.value for e in at.error]

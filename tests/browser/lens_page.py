@@ -11,7 +11,8 @@ and ``lens_ui/`` (a widget or container key ``k`` becomes the CSS class
 - the projection switch (``lens.profile_switch``), in the sidebar;
 - the step caption, an ``st.text`` reading ``step N of M · label[ · tools]``, and the
   step's plain-words headline (``lens-step-headline``); the detail pane
-  (``lens-step-detail``) scrolls on its own;
+  (``lens-step-detail``) scrolls on its own, under a switch (``lens.detail_pane``:
+  This step, Served context, Evidence, Raw step);
 - buttons ``lens.first`` (icon only), ``lens.previous`` (Prev, shortcut P),
   ``lens.next`` (Next, shortcut N), ``lens.last`` (icon only);
 - the breadcrumb container ``lens-breadcrumb``: crumbs ``lens.crumb.<depth>``,
@@ -254,13 +255,13 @@ class LensPage:
         expect(self.page.locator('[data-testid="stPopoverBody"]').filter(visible=True)
                ).to_have_count(0, timeout=IDLE_TIMEOUT_MS)
 
-    def open_expander(self, title: str) -> None:
-        """Open the expander whose title holds ``title`` (its content is drawn on opening)."""
-        summary = self.page.locator(f'[data-testid="stExpander"]{NOT_STALE} summary').filter(
-            has_text=title)
-        summary.first.click()
+    def open_detail_pane(self, name: str) -> None:
+        """Choose ``name`` in the switch above the detail pane (only the chosen part is drawn)."""
+        button = self.page.locator(f'.{key_class("lens.detail_pane")}{NOT_STALE}').get_by_role(
+            "radio", name=name, exact=True)
+        button.click()
+        expect(button).to_have_attribute("aria-checked", "true")
         self.wait_idle()
-        expect(summary.first.locator("xpath=..")).to_have_attribute("open", "")
 
     def open_page_link(self, text: str) -> None:
         """Follow a sidebar page link (multipage navigation, same session)."""

@@ -170,10 +170,12 @@ def test_hostile_strings_agent_is_inert(lens, baseline, egress_sentinel):
     lens.open()
     label = lens.upload(HOSTILE_AGENT)
     assert label.number == 1
-    # Opened once, the served context stays open: every step below draws it.
-    lens.open_expander("Served context")
+    # Chosen once, a part of the detail pane stays chosen: every step below draws
+    # the served context, then every step again draws the step's own detail.
+    lens.open_detail_pane("Served context")
     assert_inert(lens, baseline, "hostile-agent-first-step")
-
+    step_through(lens, baseline, "step change, hostile-strings-agent")
+    lens.open_detail_pane("This step")
     step_through(lens, baseline, "step change, hostile-strings-agent")
     final = lens.step_label()
     assert final.number == final.total
@@ -183,13 +185,15 @@ def test_hostile_strings_agent_is_inert(lens, baseline, egress_sentinel):
     expect(main).to_contain_text("<img src=x onerror=alert(1)>")
     expect(main).to_contain_text("![pixel](https://attacker.example/p.gif?c=1)")
     assert_inert(lens, baseline, "hostile-agent-final-answer")
+    lens.open_detail_pane("Served context")
     for tab in SERVED_TABS:
         lens.open_tab(SERVED_TAB_BUTTONS.get(tab, tab))
         assert_inert(lens, baseline, f"hostile-agent-served-{tab}", screenshot=False)
     lens.open_tab(SERVED_TAB_BUTTONS.get(SERVED_TABS[0], SERVED_TABS[0]))
-    for title in ("Evidence:", "This step as projected"):
-        lens.open_expander(title)
-        assert_inert(lens, baseline, f"hostile-agent-{title}", screenshot=False)
+    for pane in ("Evidence", "Raw step"):
+        lens.open_detail_pane(pane)
+        assert_inert(lens, baseline, f"hostile-agent-{pane}", screenshot=False)
+    lens.open_detail_pane("This step")
 
     opened = show_whole_values(lens)
     assert opened >= 1, "the 50,000-character answer is not offered whole"

@@ -4,7 +4,7 @@ The browser keeps an element across a rerun only while it stays at the same
 place on the page (the same key or the same position in its container);
 anything else it mounts anew, and mounting is the dearest work of a step
 (``benchmarks/README.md``). These tests hold on to the DOM nodes of the parts
-a user keeps open while stepping and check that the next step, which shows a
+a user keeps on screen while stepping and check that the next step, which shows a
 different model call, updated them in place instead of replacing them.
 """
 
@@ -29,12 +29,11 @@ def connected(handle) -> bool:
     return handle.evaluate("node => node.isConnected")
 
 
-def test_the_open_served_context_is_updated_in_place_as_the_slider_moves(lens):
+def test_the_chosen_served_context_is_updated_in_place_as_the_slider_moves(lens):
     # Steps 3 to 7 of the default run alternate between reading tool results
-    # and asking for tools: each step's detail has another length, and every
-    # other step shows another model call in the served context.
+    # and asking for tools: every other step shows another model call.
     lens.open("step=3")
-    lens.open_expander("Served context")
+    lens.open_detail_pane("Served context")
     table = lens.page.locator(SLOT_TABLE).first
     table.wait_for()
     kept = table.element_handle()

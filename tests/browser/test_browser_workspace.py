@@ -67,7 +67,7 @@ def test_slider_step_headline_and_diagram_are_on_the_first_screen(lens, width, h
 def test_step_controls_stay_on_screen_while_reading_the_detail(lens, width, height):
     lens.page.set_viewport_size({"width": width, "height": height})
     lens.open("step=6")
-    lens.open_expander("Served context")
+    lens.open_detail_pane("Served context")
     pane = lens.page.locator(DETAIL_PANE).first
     # The pane scrolls on its own: its content is taller than the pane.
     scrolled = pane.evaluate(

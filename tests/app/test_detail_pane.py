@@ -1,0 +1,86 @@
+"""The detail pane beside the diagram: one part at a time, chosen with a switch
+that stays chosen as the user steps and drills."""
+
+from __future__ import annotations
+
+import json
+
+from app_support import caption, no_exception, open_detail_pane
+from lens_ui.step_panel import DETAIL_PANE, DETAIL_PANES, EVIDENCE, RAW_STEP, SERVED, THIS_STEP
+from lens_ui.samples import sample_catalog
+
+SAMPLE = "agent-refund-multi-tools-error"
+
+
+def open_sample(app, name=SAMPLE, step=1):
+    app.query_params["run"] = name
+    app.query_params["step"] = str(step)
+    at = app.run()
+    no_exception(at)
+    return at
+
+
+def events_at_stage(stage: str) -> int:
+    """Typed and boundary events in the sample file that carry ``stage``, read from the JSON."""
+    document = json.loads(sample_catalog()[SAMPLE].read_bytes())
+    typed = [e for e in document["events"] if e.get("meta", {}).get("runtimeStageId") == stage]
+    [boundary_log] = [r["data"] for r in document["snapshot"]["recorders"]
+                      if r["name"] == "BoundaryEvents"]
+    boundary = [e for e in boundary_log if e.get("runtimeStageId") == stage]
+    return len(typed) + len(boundary)
+
+
+def subheaders(at) -> list[str]:
+    return [s.value for s in at.subheader]
+
+
+def test_the_pane_opens_on_the_step_and_offers_the_other_parts(app):
+    at = open_sample(app, step=2)
+    [switch] = [s for s in at.get("button_group") if s.proto.id.endswith(DETAIL_PANE)]
+    assert [o.content for o in switch.proto.options] == list(DETAIL_PANES)
+    assert at.session_state[DETAIL_PANE] == THIS_STEP
+    assert subheaders(at) == ["Model call · llm→tool"]
+    assert not at.json  # the raw step is not drawn until chosen
+
+
+def test_each_part_draws_only_itself(app):
+    at = open_sample(app, step=2)  # llm→tool at the stage call-llm#18
+
+    open_detail_pane(at, SERVED)
+    assert subheaders(at) == ["Served context"]
+
+    open_detail_pane(at, EVIDENCE)
+    assert subheaders(at) == []
+    count = events_at_stage("call-llm#18")
+    assert count > 1
+    assert f"{count} recorded event(s) carry this step's runtimeStageId." in [
+        c.value for c in at.caption]
+    assert len(at.dataframe[0].value) == count
+
+    open_detail_pane(at, RAW_STEP)
+    assert subheaders(at) == []
+    [wire] = at.json
+    raw = json.loads(wire.value)
+    assert raw["runtimeStageId"] == "call-llm#18"
+    assert raw["kind"] == "react"
+
+
+def test_the_chosen_part_stays_chosen_as_the_slider_moves(app):
+    at = open_sample(app, step=3)
+    open_detail_pane(at, SERVED)
+    for number in (4, 5, 6):
+        at.button(key="lens.next").click().run()
+        no_exception(at)
+        assert caption(at).startswith(f"step {number} of ")
+        assert at.session_state[DETAIL_PANE] == SERVED
+        assert subheaders(at) == ["Served context"]
+
+
+def test_the_chosen_part_stays_chosen_when_drilling_into_a_child_scope(app):
+    at = open_sample(app, "nested-sequence-with-parallel")
+    open_detail_pane(at, RAW_STEP)
+    at.button(key="lens.child.1").click().run()  # into step-reviewers: a fork first
+    no_exception(at)
+    assert caption(at).startswith("step 1 of 2 · fork")
+    assert at.session_state[DETAIL_PANE] == RAW_STEP
+    assert json.loads(at.json[0].value)["kind"] == "fork"
