@@ -132,7 +132,9 @@ def profile_switch(run: LoadedRun) -> str:
     current = session.current_profile()
     if st.session_state.get(PROFILE_WIDGET) != current:
         st.session_state[PROFILE_WIDGET] = current
-    st.segmented_control(
+    # Pills, not a segmented control: the two labels do not fit the sidebar on one
+    # row, and a segmented control wrapped onto two rows looks broken.
+    st.pills(
         "Projection",
         options=list(PROFILES),
         format_func=lambda p: f"{p} · {counts[p]} steps",
