@@ -31,7 +31,7 @@ from lens.evidence.report import StepPlaceOf, backtrack_report
 from lens.evidence.search import SearchResults, highlighted_markdown, search
 from lens.evidence.served import (ServedContext, SlotPanel, piece_pages, served_context,
                                   served_context_for_step)
-from lens.text import display_text, markdown_literal, visible
+from lens.text import display_text, markdown_literal
 from lens_ui.render import facts_text, long_text
 from lens_ui.view_switch import view_switch
 

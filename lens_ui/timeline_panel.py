@@ -24,7 +24,6 @@ def timeline_panel(run: LoadedRun, profile: str, path: tuple[str, ...], position
         st.info("No model or tool call in this run carries a time, so there is no timeline "
                 "to draw.", icon=":material/timeline:")
         return
-    here = run.scoped_steps(profile, path)
     current = spans_at(run.step_map(profile, path), run.evidence, position)
     calls = sum(1 for s in timeline.spans if s.kind == MODEL)
     tools = len(timeline.spans) - calls
