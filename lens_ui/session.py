@@ -283,3 +283,12 @@ def write_link(choice: RunChoice | None, path: tuple[str, ...] | None, index: in
                 del st.query_params[key]
         elif st.query_params.get(key) != value:
             st.query_params[key] = value
+
+
+def widget_selection(key: str, field: str) -> list:
+    """What the selection widget under ``key`` last reported in ``field``
+    (a chart's points or named selection, a table's rows); [] for none."""
+    try:
+        return list(st.session_state.get(key)["selection"][field])  # type: ignore[index]
+    except (KeyError, TypeError):
+        return []

@@ -95,14 +95,14 @@ def hops_key(generation: int) -> str:
 def _apply_clicks(run: LoadedRun, profile: str, scopes: ScopeIndex) -> None:
     """Turn last interaction's diagram click or hop pick into a position."""
     path = st.session_state.get(session.DRILL, ROOT)
-    nodes = _selected(st.session_state.get(diagram_key(path, _generation())), DRILL_PARAM)
+    nodes = session.widget_selection(diagram_key(path, _generation()), DRILL_PARAM)
     if nodes:
         st.session_state[GENERATION] = _generation() + 1
         target = scopes.lookup(_drill_path(nodes[0]))
         if target is not None and target != path:
             session.drill_to(target)
         return
-    rows = _selected(st.session_state.get(hops_key(_generation())), "rows")
+    rows = session.widget_selection(hops_key(_generation()), "rows")
     if rows:
         st.session_state[GENERATION] = _generation() + 1
         hops = run.projection(profile).route.get_hops()
@@ -111,13 +111,6 @@ def _apply_clicks(run: LoadedRun, profile: str, scopes: ScopeIndex) -> None:
             index = hop_step_index(hops[rows[0]], scopes.root().steps, run.evidence)
             st.session_state[session.STEP] = index or 0
             st.session_state[TAB] = STEPS_TAB
-
-
-def _selected(state: object, field: str) -> list:
-    try:
-        return list(state["selection"][field])  # type: ignore[index]
-    except (KeyError, TypeError):
-        return []
 
 
 def _drill_path(node: object) -> str:

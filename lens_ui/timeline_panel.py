@@ -39,7 +39,7 @@ def timeline_panel(run: LoadedRun, profile: str, path: tuple[str, ...], position
 
 
 def _clicked(run: LoadedRun, profile: str, key: str) -> None:
-    points = _points(st.session_state.get(key))
+    points = session.widget_selection(key, "points")
     st.session_state[CLICKS] = st.session_state.get(CLICKS, 0) + 1
     if not points:
         return
@@ -55,13 +55,6 @@ def _clicked(run: LoadedRun, profile: str, key: str) -> None:
         return
     session.move_to(place.path, place.index)
     st.session_state[session.TAB] = session.STEPS_TAB
-
-
-def _points(state: object) -> list:
-    try:
-        return list(state["selection"]["points"])  # type: ignore[index]
-    except (KeyError, TypeError):
-        return []
 
 
 # Measured with tracemalloc: 0.006-0.025 per byte of the run's JSON on the
