@@ -284,10 +284,12 @@ def _scene(diagram: ArrowDiagram, index: int) -> _Scene:
 def _pass_scene(passes: LoopPasses, index: int) -> _Scene:
     body = passes.body
     nodes: dict[str, _Node] = {}
+    first_pass: dict[str, int] = {}  # node key -> the first pass it shows
     for shown in passes.window(index):
         if isinstance(shown, tuple):
             first, last = shown
             key = f"passes:{first}"
+            first_pass[key] = first
             hover = (f"passes {passes.numbers[first]}–{passes.numbers[last]} not drawn",
                      "move the slider to reach them")
             more = f"+{last - first + 1} more"
@@ -303,6 +305,7 @@ def _pass_scene(passes: LoopPasses, index: int) -> _Scene:
         if body.drill_path:
             lines.append("click to drill in")
         key = f"pass:{shown}"
+        first_pass[key] = shown
         text = f"pass {one_line(number, 8)}"
         if output is not None and shown <= index:
             text += LINE_BREAK + one_line(output, 14)
@@ -314,7 +317,7 @@ def _pass_scene(passes: LoopPasses, index: int) -> _Scene:
         # A pass or a run of left-out passes is reached once its first step is.
         if nodes[target].active:
             arrows.append(SceneArrow((source, target), "↻", "lit"))
-        elif int(target.split(":")[1]) <= index:
+        elif first_pass[target] <= index:
             arrows.append(SceneArrow((source, target), "", "faint"))
     grid = {key: (column, 0) for column, key in enumerate(keys)}
     return _Scene(nodes, arrows, [], grid)
