@@ -39,7 +39,6 @@ def detail_pane(run: LoadedRun, steps: Sequence[RunStep], position: int, detail:
     container of ``height`` that scrolls on its own (``steps`` is the
     slider's scope, ``position`` its index; ``on_navigate(i)`` moves the slider)."""
     pane = view_switch("Detail", DETAIL_PANES, DETAIL_PANE, wrap=True)
-    step = steps[position]
     with st.container(height=height, key="lens-step-detail"):
         if pane == SERVED:
             with guarded_panel("served context"):
@@ -51,7 +50,7 @@ def detail_pane(run: LoadedRun, steps: Sequence[RunStep], position: int, detail:
             with guarded_panel("raw step"):
                 st.caption("The step exactly as the projection built it, in the JSON form "
                            "other tools read (its \"wire form\").")
-                st.json(step.to_wire(), expanded=True)
+                st.json(steps[position].to_wire(), expanded=True)
         else:
             with guarded_panel("step detail"):
                 step_panel(detail, key)
