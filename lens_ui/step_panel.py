@@ -31,6 +31,7 @@ FACTS_HELP = ("stage: the flow engine's id for the stage this step shows (runtim
 THIS_STEP, SERVED, EVIDENCE, RAW_STEP = "This step", "Served context", "Evidence", "Raw step"
 DETAIL_PANES = (THIS_STEP, SERVED, EVIDENCE, RAW_STEP)
 DETAIL_PANE = "lens.detail_pane"
+TOOL_CALL_BOX = "lens-tool-call"  # + "-0", "-1", ...: the This step part's tool call boxes
 
 
 def detail_pane(run: LoadedRun, steps: Sequence[RunStep], position: int, detail: StepDetail,
@@ -57,40 +58,53 @@ def detail_pane(run: LoadedRun, steps: Sequence[RunStep], position: int, detail:
 
 
 def step_panel(detail: StepDetail, key: str) -> None:
-    """Draw a step's detail (built with the step's view, :mod:`lens.step_view`)."""
+    """Draw a step's detail (built with the step's view, :mod:`lens.step_view`).
+
+    Every step is drawn in the same frame: heading, facts, then one container
+    each for what the recording lacks, the recorded texts, the tool calls and
+    the branches, present (if empty) on every step. The browser keeps an
+    element only while an element of the same kind stays at its place in its
+    container, so with a fixed frame a step that asks for tools and the next,
+    which reads their results, update the same elements in place instead of
+    drawing them anew (``benchmarks/README.md``, seventh round)."""
     st.subheader(detail.heading)
     lines = [f"{fact.name}: {one_line(fact.value, FACT_CHARS)}" for fact in detail.facts]
-    if lines:
-        st.text("\n".join(lines), help=FACTS_HELP)
-    for note in detail.absent:
-        st.caption(f"Not in the recording: {note}.")
-    for number, text in enumerate(detail.texts):
-        st.caption(text.title)
-        long_text(text.text, key=f"{key}.text{number}")
-    if detail.tools_asked:
-        st.markdown("**Tools it asked for**")
-        for number, tool in enumerate(detail.tools_asked):
-            _tool_call(tool, f"{key}.asked{number}", show_args=True)
-    if detail.tool_results:
-        st.markdown("**Tool results fed back into this call**")
-        for number, tool in enumerate(detail.tool_results):
-            _tool_call(tool, f"{key}.result{number}", show_args=False)
-    if detail.branches:
-        st.markdown(f"**Branches ({len(detail.branches)})**")
-        st.text("\n".join(f"• {branch}" for branch in detail.branches))
+    st.text("\n".join(lines) if lines else "(no facts recorded)", help=FACTS_HELP)
+    with st.container():
+        if detail.absent:
+            st.caption("  \n".join(f"Not in the recording: {note}." for note in detail.absent))
+    with st.container():
+        for number, text in enumerate(detail.texts):
+            st.caption(text.title)
+            long_text(text.text, key=f"{key}.text{number}")
+    with st.container():
+        shown = 0  # numbers the boxes the same way on every step, whichever part they are in
+        for title, tools, part in (("Tools it asked for", detail.tools_asked, "asked"),
+                                   ("Tool results fed back into this call", detail.tool_results,
+                                    "result")):
+            if tools:
+                st.markdown(f"**{title}**")
+                for number, tool in enumerate(tools):
+                    _tool_call(tool, f"{key}.{part}{number}", box=f"{TOOL_CALL_BOX}-{shown}")
+                    shown += 1
+    with st.container():
+        if detail.branches:
+            st.markdown(f"**Branches ({len(detail.branches)})**")
+            st.text("\n".join(f"• {branch}" for branch in detail.branches))
 
 
-def _tool_call(tool: ToolCallView, key: str, show_args: bool) -> None:
-    with st.container(border=True):
+def _tool_call(tool: ToolCallView, key: str, box: str) -> None:
+    """One tool call, its arguments then its result, in the same elements
+    whether the step asked for it or reads its result."""
+    with st.container(border=True, key=box):
         timing = f" · {tool.duration}" if tool.duration else ""
         call_id = f" · call {tool.call_id}" if tool.call_id else ""
         st.text(f"{tool.name}{call_id}{timing}")
-        if show_args:
-            if tool.args is None:
-                st.caption("Arguments: not in the recording.")
-            else:
-                st.caption("Arguments")
-                long_text(tool.args, key=f"{key}.args")
+        if tool.args is None:
+            st.caption("Arguments: not in the recording.")
+        else:
+            st.caption("Arguments")
+            long_text(tool.args, key=f"{key}.args")
         if tool.result is None:
             st.caption("Result: not in the recording.")
         else:

@@ -84,3 +84,54 @@ def test_the_chosen_part_stays_chosen_when_drilling_into_a_child_scope(app):
     assert caption(at).startswith("step 1 of 2 · fork")
     assert at.session_state[DETAIL_PANE] == RAW_STEP
     assert json.loads(at.json[0].value)["kind"] == "fork"
+
+
+def recorded_tool_calls() -> dict[str, dict]:
+    """Each tool call of the sample, its arguments and end read straight from the JSON."""
+    document = json.loads(sample_catalog()[SAMPLE].read_bytes())
+    calls: dict[str, dict] = {}
+    for event in document["events"]:
+        payload = event.get("payload", {})
+        if event["type"].endswith("stream.tool_start"):
+            calls[payload["toolCallId"]] = {"name": payload["toolName"], "args": payload["args"]}
+        elif event["type"].endswith("stream.tool_end"):
+            calls[payload["toolCallId"]].update(result=payload["result"],
+                                                failed=payload.get("error") is True)
+    return calls
+
+
+def test_a_step_that_reads_tool_results_shows_each_call_whole(app):
+    # Step 5 reads the results of the two tools step 4 asked for: each call is
+    # shown with the arguments that produced its result, as on the step before.
+    calls = [c for c in recorded_tool_calls().values()
+             if c["name"] in ("check_refund_policy", "get_customer_tier")]
+    assert len(calls) == 2
+    at = open_sample(app, step=4)
+    for step in (4, 5):
+        if step > 4:
+            at.button(key="lens.next").click().run()
+        assert caption(at).startswith(f"step {step} of 10 · ")
+        shown = [c.value for c in at.code]
+        for call in calls:
+            assert any(_json_or_none(value) == call["args"] for value in shown), (step, call)
+            assert call["result"] in shown, (step, call)
+        assert not at.error
+
+
+def test_a_failed_tool_call_is_marked_on_both_of_its_steps(app):
+    [failed] = [c for c in recorded_tool_calls().values() if c["failed"]]
+    at = open_sample(app, step=6)
+    for step in (6, 7):  # the model asks for it, then reads its error
+        if step > 6:
+            at.button(key="lens.next").click().run()
+        assert caption(at).startswith(f"step {step} of 10 · ")
+        assert [e.value for e in at.error] == [
+            "This tool call failed (error: true). Its error text:"], step
+        assert failed["result"] in [c.value for c in at.code], step
+
+
+def _json_or_none(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
