@@ -1,9 +1,9 @@
 """The archive folder on disk: which files might be runs, and what changed.
 
 :func:`scan_folder` lists every ``.json`` and ``.json.gz`` file under a folder
-(recursively, symlinked folders not followed) with its size and modification
-time, without reading it; :func:`read_file` refuses a symlink that leads
-outside the folder. :func:`plan_index` compares that listing with what
+(recursively, symlinked folders not followed, broken symlinks listed) with its
+size and modification time, without reading it; :func:`read_file` refuses a
+symlink that leads outside the folder or nowhere. :func:`plan_index` compares that listing with what
 the index holds: a file whose size and modification time are unchanged is not
 read again; any other is read, and its digest decides whether it changed.
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISLNK, S_ISREG
 
 from archive.errors import ArchiveError
 
@@ -58,9 +59,17 @@ def scan_folder(root: str | os.PathLike) -> list[FileStat]:
             try:
                 stat = os.stat(path)
             except OSError:
-                continue  # gone between listing and stat: not in this index
-            if not os.path.isfile(path):
-                continue
+                # A broken symlink still names a run: listed, so that reading it
+                # says why it is not indexed instead of leaving it out unexplained.
+                try:
+                    stat = os.lstat(path)
+                except OSError:
+                    continue  # gone between listing and stat: not in this index
+                if not S_ISLNK(stat.st_mode):
+                    continue
+            else:
+                if not S_ISREG(stat.st_mode):
+                    continue
             relative = os.path.relpath(path, base).replace(os.sep, "/")
             found.append(FileStat(relative, stat.st_size, stat.st_mtime_ns))
     found.sort(key=lambda s: s.file)
@@ -89,6 +98,9 @@ def read_file(root: str | os.PathLike, file: str) -> bytes:
     A symlink that leads outside ``root`` is not read: the index would otherwise
     show the contents of a file the folder's owner did not put in the archive
     (the app's run links refuse the same paths)."""
+    link = Path(root) / file
+    if link.is_symlink() and not link.exists():
+        raise ArchiveError(f"{file} is a symlink whose target is missing or loops; not read")
     path = resolve_inside(root, file)
     if path is None:
         raise ArchiveError(f"{file} is a symlink to a file outside the archive folder; not read")

@@ -155,3 +155,24 @@ def test_a_symlink_to_a_file_outside_the_folder_is_listed_not_read(tmp_path, fac
         con.close()
     assert "linked-out.json" not in files and "linked-in.json" in files
     assert nothing[0]["n"] == 0
+
+
+def test_a_broken_symlink_among_the_runs_is_listed_with_its_reason(tmp_path, facts):
+    folder = copy_archive(tmp_path / "runs")
+    db = tmp_path / "index.duckdb"
+    os.symlink(folder / "moved-away.json", folder / "dangling.json")
+    os.symlink(folder / "loop-b.json", folder / "loop-a.json")
+    os.symlink(folder / "loop-a.json", folder / "loop-b.json")
+
+    report = index_folder(folder, db)
+
+    listed = {u["file"]: u["problem"] for u in report.unreadable}
+    assert set(listed) == unreadable_files(facts) | {"dangling.json", "loop-a.json",
+                                                     "loop-b.json"}
+    for name in ("dangling.json", "loop-a.json", "loop-b.json"):
+        assert listed[name] == f"{name} is a symlink whose target is missing or loops; not read"
+    assert report.runs == len(facts["files"])
+    # Unchanged on the next pass: nothing is read again, the reasons stay listed.
+    again = index_folder(folder, db)
+    assert (again.added, again.updated, again.unchanged) == (0, 0, report.added)
+    assert {u["file"] for u in again.unreadable} == set(listed)
