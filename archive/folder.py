@@ -25,6 +25,13 @@ class FileStat:
     file: str  # path relative to the folder, "/"-separated
     size_bytes: int
     mtime_ns: int
+    problem: str | None = None  # why the file is not to be read, found by listing it
+
+
+# The index stores paths as text: a name that is not UTF-8 is kept with its bad
+# bytes written as \xNN (so it shows, and is the same on every pass), never read.
+BAD_NAME = ("the file's path is not valid UTF-8 (shown here with \\x escapes); "
+            "rename it to have it indexed")
 
 
 @dataclass(frozen=True)
@@ -71,9 +78,21 @@ def scan_folder(root: str | os.PathLike) -> list[FileStat]:
                 if not S_ISREG(stat.st_mode):
                     continue
             relative = os.path.relpath(path, base).replace(os.sep, "/")
-            found.append(FileStat(relative, stat.st_size, stat.st_mtime_ns))
+            shown = _text_name(relative)
+            found.append(FileStat(shown, stat.st_size, stat.st_mtime_ns,
+                                  None if shown == relative else BAD_NAME))
     found.sort(key=lambda s: s.file)
     return found
+
+
+def _text_name(relative: str) -> str:
+    """``relative`` itself, or, when the file system gave bytes that are not
+    UTF-8 (kept by Python as lone surrogates), the name with those bytes as \\xNN."""
+    try:
+        relative.encode("utf-8")
+        return relative
+    except UnicodeEncodeError:
+        return os.fsencode(relative).decode("utf-8", "backslashreplace")
 
 
 def plan_index(listing: list[FileStat], known: dict[str, KnownFile]) -> IndexPlan:

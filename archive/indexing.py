@@ -55,6 +55,8 @@ class IndexReport:
 def read_one(root: str, task: ReadTask) -> IndexedFile:
     """Read one file and index it, unless its digest says it has not changed."""
     try:
+        if task.stat.problem is not None:
+            raise ArchiveError(task.stat.problem)
         data = read_file(root, task.stat.file)
     except ArchiveError as error:
         outcome = FileOutcome(task.stat.file, task.stat.size_bytes, "", UNREADABLE, str(error))

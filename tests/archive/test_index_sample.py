@@ -6,6 +6,8 @@ import gzip
 import json
 import os
 
+import pytest
+
 from archive.embedded import index_folder
 from archive.query import open_index, select
 from archive_support import (assert_model_calls_match_manifest, assert_runs_match_manifest,
@@ -176,3 +178,30 @@ def test_a_broken_symlink_among_the_runs_is_listed_with_its_reason(tmp_path, fac
     again = index_folder(folder, db)
     assert (again.added, again.updated, again.unchanged) == (0, 0, report.added)
     assert {u["file"] for u in again.unreadable} == set(listed)
+
+
+def test_a_file_whose_name_is_not_utf8_is_listed_with_a_readable_name(tmp_path, facts):
+    folder = copy_archive(tmp_path / "runs")
+    db = tmp_path / "index.duckdb"
+    run = (folder / facts["files"][0]["file"]).read_bytes()
+    (folder / "line\nbreak.json").write_bytes(run)  # odd, but text: indexed as it is
+    try:
+        open(os.fsencode(folder) + b"/caf\xe9-latin1.json", "wb").write(run)
+    except OSError as error:  # a file system that only takes UTF-8 names
+        pytest.skip(f"this file system refuses a name that is not UTF-8: {error}")
+
+    report = index_folder(folder, db)
+
+    listed = {u["file"]: u["problem"] for u in report.unreadable}
+    assert set(listed) == unreadable_files(facts) | {"caf\\xe9-latin1.json"}
+    assert listed["caf\\xe9-latin1.json"].startswith("the file's path is not valid UTF-8")
+    assert report.runs == len(facts["files"]) + 1
+    con = open_index(db)
+    try:
+        files = {r["file"] for r in select(con, "SELECT file FROM runs")}
+    finally:
+        con.close()
+    assert "line\nbreak.json" in files
+    again = index_folder(folder, db)
+    assert (again.added, again.updated, again.removed) == (0, 0, 0)
+    assert "caf\\xe9-latin1.json" in {u["file"] for u in again.unreadable}
