@@ -58,9 +58,11 @@ def render_served_context(index: EvidenceIndex, step: Any, on_navigate: Navigate
                           steps: Sequence[Any] | None = None, step_map: StepMap | None = None,
                           call_id: int | None = None,
                           key: str = "evidence-served", tabs_key: str | None = None,
-                          step_label: StepLabel | None = None) -> ServedContext | None:
+                          step_label: StepLabel | None = None,
+                          heading: bool = True) -> ServedContext | None:
     """The served-context panel for a slider position (``step``: its position
-    in ``steps``, or the RunStep itself), or for ``call_id`` directly."""
+    in ``steps``, or the RunStep itself), or for ``call_id`` directly. Without
+    ``heading`` where the page already names it (the detail pane's switch)."""
     steps = steps if steps is not None else []
     smap = step_map or StepMap(index, steps)
     note = None
@@ -72,7 +74,8 @@ def render_served_context(index: EvidenceIndex, step: Any, on_navigate: Navigate
             st.info("This step is not in the step list given to the evidence panel.")
             return None
         model, note = served_context_for_step(index, smap, position)
-    st.subheader("Served context")
+    if heading:
+        st.subheader("Served context")
     if model is None:
         st.info(note or "No model call to show.")
         for notice in index.notices:

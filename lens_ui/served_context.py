@@ -34,9 +34,11 @@ def render_served_context(run: LoadedRun, steps: Sequence[RunStep], position: in
     index = links.index
     if not links.shows(steps):
         # Not the scope the session names (should not happen): links stay in ``steps``.
-        served_panel(index, position, on_navigate, steps=steps, key=f"{SERVED_KEY}.plain")
+        served_panel(index, position, on_navigate, steps=steps, key=f"{SERVED_KEY}.plain",
+                     heading=False)
         return
-    with st.container(border=True, key="lens-served-context"):
+    # No heading and no border of its own: the pane's switch names it, the pane frames it.
+    with st.container(key="lens-served-context"):
         if not index.calls:
             st.caption("Served context: no model call was recorded in this run.")
             for notice in index.notices:
@@ -51,7 +53,7 @@ def render_served_context(run: LoadedRun, steps: Sequence[RunStep], position: in
             call_id, _ = links.step_map.call_at(position, nearest=True)
         model = served_panel(index, position, links.go, steps=links.steps,
                              step_map=links.step_map, key=f"{SERVED_KEY}.{call_id}",
-                             tabs_key=SERVED_TABS_KEY, step_label=links.label)
+                             tabs_key=SERVED_TABS_KEY, step_label=links.label, heading=False)
         if model is not None:
             st.button("Walk back from this call's output", key=f"{SERVED_KEY}.backtrack",
                       on_click=walk_back_from, args=(run.choice.key, model.call_id),

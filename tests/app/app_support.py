@@ -68,6 +68,11 @@ def open_served_context(at: AppTest, tab: str | None = None) -> AppTest:
     return open_detail_pane(at, SERVED, **({} if tab is None else {SERVED_TABS_KEY: tab}))
 
 
+def served_context_shown(at: AppTest) -> bool:
+    """Whether the served-context panel shows a model call: its slot switch is drawn."""
+    return any(s.proto.id.endswith(SERVED_TABS_KEY) for s in at.get("button_group"))
+
+
 def open_detail_pane(at: AppTest, pane: str, **state: object) -> AppTest:
     """Choose ``pane`` in the detail pane's switch (and set any other ``state``), then rerun."""
     at.session_state[DETAIL_PANE] = pane

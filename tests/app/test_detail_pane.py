@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from app_support import caption, no_exception, open_detail_pane
+from app_support import caption, no_exception, open_detail_pane, served_context_shown
 from lens_ui.step_panel import DETAIL_PANE, DETAIL_PANES, EVIDENCE, RAW_STEP, SERVED, THIS_STEP
 from lens_ui.samples import sample_catalog
 
@@ -41,13 +41,15 @@ def test_the_pane_opens_on_the_step_and_offers_the_other_parts(app):
     assert at.session_state[DETAIL_PANE] == THIS_STEP
     assert subheaders(at) == ["Model call · llm→tool"]
     assert not at.json  # the raw step is not drawn until chosen
+    assert not served_context_shown(at)
 
 
 def test_each_part_draws_only_itself(app):
     at = open_sample(app, step=2)  # llm→tool at the stage call-llm#18
 
     open_detail_pane(at, SERVED)
-    assert subheaders(at) == ["Served context"]
+    assert subheaders(at) == []  # the switch names the part: no heading repeats it
+    assert served_context_shown(at)
 
     open_detail_pane(at, EVIDENCE)
     assert subheaders(at) == []
@@ -73,7 +75,7 @@ def test_the_chosen_part_stays_chosen_as_the_slider_moves(app):
         no_exception(at)
         assert caption(at).startswith(f"step {number} of ")
         assert at.session_state[DETAIL_PANE] == SERVED
-        assert subheaders(at) == ["Served context"]
+        assert served_context_shown(at)
 
 
 def test_the_chosen_part_stays_chosen_when_drilling_into_a_child_scope(app):

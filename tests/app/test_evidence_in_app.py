@@ -17,7 +17,7 @@ from unittest import mock
 import streamlit
 
 from app_support import (caption, corpus_bytes, corpus_plain_bytes, expected, no_exception,
-                         open_served_context)
+                         open_served_context, served_context_shown)
 from evidence.markdown_regions import split_code, unescaped_text
 from lens_ui.stepper import BACKTRACK_TAB, SEARCH_TAB, STEPS_TAB, TAB
 
@@ -111,9 +111,9 @@ def test_a_model_call_step_shows_what_the_model_was_served_and_where_each_piece_
     no_exception(at)
     assert caption(at).startswith(f"step {2 * len(starts)} of {2 * len(starts)} · llm→user")
     # Closed, the panel is one click away and nothing of it is drawn.
-    assert "Served context" not in [s.value for s in at.subheader]
+    assert not served_context_shown(at)
     open_served_context(at)
-    assert "Served context" in [s.value for s in at.subheader]
+    assert served_context_shown(at)
 
     system, tools = slot_table(at, "System prompt"), slot_table(at, "Tools")
     messages = slot_table(at, "Messages")
@@ -151,7 +151,7 @@ def test_the_served_context_stays_open_on_its_tab_as_the_slider_moves(app):
     at.button(key="lens.previous").click().run()  # the final call's start: same call
     at.button(key="lens.previous").click().run()  # the call before it ends
     no_exception(at)
-    assert "Served context" in [s.value for s in at.subheader]
+    assert served_context_shown(at)
     [messages] = [d.value for d in at.dataframe if "provenance" in d.value.columns]
     assert list(messages["source"]) == [p["source"] for p in served(events, starts[-2], "messages")]
 
@@ -300,7 +300,7 @@ def test_a_lean_recording_says_what_was_not_recorded(app):
     del document["events"]
     upload(at, "lean-boundary-only.json", json.dumps(document).encode())
     open_served_context(at)
-    assert "Served context" in [s.value for s in at.subheader]
+    assert served_context_shown(at)
     assert any("This boundary log is lean" in w.value for w in at.warning)
     assert any(line.startswith("content not recorded") for line in texts(at))
     open_served_context(at, "Output and tool calls")
