@@ -9,7 +9,7 @@ A busy machine stretches wall-clock times; this figure it barely moves.
 
 Run on purpose, never in the unit suite::
 
-    python -m benchmarks.archive_trace --folder DIR [--db FILE] [--toggles 12] \\
+    python -m benchmarks.archive_trace --folder DIR [--db FILE] [--toggles 12] [--kinds] \\
         [name=path/to/lens_app.py ...]
 """
 
@@ -27,7 +27,8 @@ from benchmarks.bench_archive_browser import (ARCHIVE_PATH, TRIVIAL_FILTER_APP, 
                                               _lens_server, _seed_index)
 from benchmarks.bench_browser import (CHROMIUM, CHROMIUM_ARGS, LENS_APP, LOG_DIR,
                                       START_TIMEOUT_S)
-from benchmarks.browser_trace import marks_script, summarise, traced
+from benchmarks.browser_trace import (KIND_CATEGORIES, TRACE_CATEGORIES, marks_script, summarise,
+                                      time_by_kind, traced)
 from tests.streamlit_server import StreamlitServer
 
 # At the click, when the table of runs is in (bench_archive_browser's probe
@@ -36,16 +37,21 @@ MARKS = marks_script("click", "__filter", "table")
 WARM_TOGGLES = 3  # unmeasured: both filter states cached, first-use costs paid
 
 
-def trace_toggles(page: FilterPage, count: int) -> dict:
+def trace_toggles(page: FilterPage, count: int, kinds: bool = False) -> dict:
     page.page.evaluate(MARKS)
-    events = traced(page.context, page.page, lambda: [page.toggle() for _ in range(count)])
+    categories = TRACE_CATEGORIES + (KIND_CATEGORIES if kinds else [])
+    events = traced(page.context, page.page, lambda: [page.toggle() for _ in range(count)],
+                    categories)
     result = summarise(events)
+    if kinds:
+        result["to_frame_by_kind_ms"] = time_by_kind(events)
     # In the trace's words a "label" is what the marks call seen: here the table.
     return {"toggles": result.pop("presses"), **{
         name.replace("label", "table"): value for name, value in result.items()}}
 
 
-def trace_app(name: str, app: Path, folder: Path, db: Path | None, count: int) -> dict:
+def trace_app(name: str, app: Path, folder: Path, db: Path | None, count: int,
+              kinds: bool = False) -> dict:
     from playwright.sync_api import sync_playwright
 
     work = Path(tempfile.mkdtemp(prefix="lens-archive-trace-"))
@@ -71,7 +77,7 @@ def trace_app(name: str, app: Path, folder: Path, db: Path | None, count: int) -
                     page.wait_indexed()
                 for _ in range(WARM_TOGGLES):
                     page.toggle()
-                return trace_toggles(page, count)
+                return trace_toggles(page, count, kinds)
             finally:
                 browser.close()
     finally:
@@ -84,6 +90,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--folder", required=True, help="the archive folder the app is given")
     parser.add_argument("--db", help="an index of that folder to start from (copied)")
     parser.add_argument("--toggles", type=int, default=12)
+    parser.add_argument("--kinds", action="store_true",
+                        help="also split the time to the table's frame by kind (script, "
+                             "style, layout, paint)")
     options = parser.parse_args(argv)
     apps = [("trivial", TRIVIAL_FILTER_APP)]
     for item in options.apps or [f"lens={LENS_APP}"]:
@@ -92,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     folder = Path(options.folder).resolve()
     db = Path(options.db) if options.db else None
     for name, app in apps:
-        result = trace_app(name, app, folder, db, options.toggles)
+        result = trace_app(name, app, folder, db, options.toggles, options.kinds)
         print(f"{name:12s} load {os.getloadavg()[0]:4.1f}  " + "  ".join(
             f"{field} {value}" for field, value in result.items()), flush=True)
 

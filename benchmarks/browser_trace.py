@@ -9,7 +9,7 @@ first frame after it. Comparing apps on this figure needs no quiet machine.
 
 Run on purpose, never in the unit suite::
 
-    python -m benchmarks.browser_trace [--served] [--presses 12] name=path/to/app.py ...
+    python -m benchmarks.browser_trace [--served] [--kinds] [--presses 12] name=path/to/app.py ...
 
 The trivial app (``benchmarks/trivial_app.py``) is always measured first.
 """
@@ -30,6 +30,11 @@ from benchmarks.timing import median
 KEY, SEEN, SHOWN = "bench-key", "bench-seen", "bench-shown"
 TASK = "ThreadControllerImpl::RunTask"  # one task of a thread's loop
 TRACE_CATEGORIES = ["toplevel", "blink.user_timing"]
+# With --kinds: the renderer's own events, to say what a press's main-thread time was.
+KIND_CATEGORIES = ["devtools.timeline"]
+KINDS = ("FunctionCall", "EvaluateScript", "TimerFire", "EventDispatch", "FireAnimationFrame",
+         "UpdateLayoutTree", "Layout", "PrePaint", "Paint", "Layerize", "HitTest", "MinorGC",
+         "MajorGC")
 
 
 def marks_script(event: str, probe: str, field: str) -> str:
@@ -123,15 +128,43 @@ def summarise(events: Sequence[dict]) -> dict:
     }
 
 
-def traced(context, page, action: Callable[[], object]) -> list[dict]:
-    """Run ``action`` under Chromium's trace of ``page`` (categories
-    :data:`TRACE_CATEGORIES`) and return the trace's events."""
+def time_by_kind(events: Sequence[dict]) -> dict[str, float]:
+    """Median over the presses of a trace of each kind's main-thread time (ms)
+    from the keydown to the label's frame: script (``FunctionCall`` and the
+    like), style (``UpdateLayoutTree``), layout, paint. A kind's events inside
+    another's count for both: a layout that script forces is in ``Layout``
+    and in the ``FunctionCall`` that forced it."""
+    found = presses(events)
+    marks = [e for e in events if e.get("name") == KEY]
+    if not found or not marks:
+        return {}
+    thread = (marks[0]["pid"], marks[0]["tid"])
+    timed = [e for e in events if e.get("ph") == "X" and e.get("name") in KINDS
+             and (e.get("pid"), e.get("tid")) == thread]
+    per_press = []
+    for press in found:
+        spent: dict[str, float] = {}
+        for event in timed:
+            if press.key <= event["ts"] < press.shown:
+                spent[event["name"]] = (spent.get(event["name"], 0.0)
+                                        + event.get("tdur", event.get("dur", 0)) / 1000)
+        per_press.append(spent)
+    kinds = sorted({name for spent in per_press for name in spent})
+    medians = {name: round(median([spent.get(name, 0.0) for spent in per_press]), 2)
+               for name in kinds}
+    return dict(sorted(medians.items(), key=lambda item: -item[1]))
+
+
+def traced(context, page, action: Callable[[], object],
+           categories: Sequence[str] = TRACE_CATEGORIES) -> list[dict]:
+    """Run ``action`` under Chromium's trace of ``page`` (``categories``) and
+    return the trace's events."""
     session = context.new_cdp_session(page)
     events: list[dict] = []
     done: list[bool] = []
     session.on("Tracing.dataCollected", lambda message: events.extend(message["value"]))
     session.on("Tracing.tracingComplete", lambda _: done.append(True))
-    session.send("Tracing.start", {"traceConfig": {"includedCategories": TRACE_CATEGORIES},
+    session.send("Tracing.start", {"traceConfig": {"includedCategories": list(categories)},
                                    "transferMode": "ReportEvents"})
     action()
     session.send("Tracing.end")
@@ -143,9 +176,10 @@ def traced(context, page, action: Callable[[], object]) -> list[dict]:
     return events
 
 
-def trace_presses(app: Path, count: int, expand: str | None) -> dict:
+def trace_presses(app: Path, count: int, expand: str | None, kinds: bool = False) -> dict:
     """Open ``app`` (the large agent run uploaded, unless it is the trivial
-    app), press N ``count`` times under a trace, and summarise."""
+    app), press N ``count`` times under a trace, and summarise (with ``kinds``,
+    also :func:`time_by_kind`)."""
     from playwright.sync_api import sync_playwright
 
     trivial = app == TRIVIAL_APP
@@ -158,10 +192,15 @@ def trace_presses(app: Path, count: int, expand: str | None) -> dict:
                       expand=None if trivial else expand)
             page.page.evaluate(MARKS)
             page.press()  # first-use costs stay out of the trace
-            events = traced(page.context, page.page, lambda: [page.press() for _ in range(count)])
+            categories = TRACE_CATEGORIES + (KIND_CATEGORIES if kinds else [])
+            events = traced(page.context, page.page, lambda: [page.press() for _ in range(count)],
+                            categories)
         finally:
             browser.close()
-    return summarise(events)
+    summary = summarise(events)
+    if kinds:
+        summary["to_frame_by_kind_ms"] = time_by_kind(events)
+    return summary
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -170,6 +209,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--presses", type=int, default=12)
     parser.add_argument("--served", action="store_true",
                         help=f"open the served context first ({SERVED_CASE})")
+    parser.add_argument("--kinds", action="store_true",
+                        help="also split the time to the label's frame by kind (script, "
+                             "style, layout, paint)")
     options = parser.parse_args(argv)
     expand = "Served context" if options.served else None
     apps = [("trivial", TRIVIAL_APP)]
@@ -177,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         name, _, path = item.partition("=")
         apps.append((name, Path(path).resolve()))
     for name, app in apps:
-        result = trace_presses(app, options.presses, expand)
+        result = trace_presses(app, options.presses, expand, options.kinds)
         print(f"{name:12s} load {os.getloadavg()[0]:4.1f}  " + "  ".join(
             f"{field} {value}" for field, value in result.items()), flush=True)
 

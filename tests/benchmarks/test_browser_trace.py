@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from benchmarks.browser_trace import KEY, SEEN, SHOWN, TASK, Press, cpu_ms, presses, summarise
+from benchmarks.browser_trace import (KEY, SEEN, SHOWN, TASK, Press, cpu_ms, presses, summarise,
+                                      time_by_kind)
 
 MAIN = {"pid": 7, "tid": 1}
 
@@ -49,3 +50,27 @@ def test_only_the_main_threads_tasks_count():
 
 def test_a_trace_without_presses_says_so():
     assert summarise([task(0, 10)]) == {"presses": 0}
+
+
+def timed(name: str, ts: float, tdur: float, thread: dict = MAIN) -> dict:
+    return {"name": name, "ph": "X", "ts": ts, "dur": tdur * 2, "tdur": tdur, **thread}
+
+
+def test_time_by_kind_is_each_kinds_median_over_the_presses_up_to_the_labels_frame():
+    other = {"pid": 7, "tid": 2}
+    events = [
+        mark(KEY, 0), timed("FunctionCall", 10, 3000), timed("Layout", 20, 1000),
+        timed("Paint", 5000, 400), timed("Paint", 9000, 7000),  # after the frame: not counted
+        timed("FunctionCall", 30, 9000, thread=other),  # another thread: not counted
+        mark(SEEN, 4000), mark(SHOWN, 6000),
+        mark(KEY, 10_000), timed("FunctionCall", 10_010, 5000), mark(SEEN, 14_000),
+        mark(SHOWN, 15_000),
+        mark(KEY, 20_000), timed("FunctionCall", 20_010, 1000), timed("Layout", 20_020, 3000),
+        mark(SEEN, 24_000), mark(SHOWN, 25_000),
+    ]
+    # FunctionCall 3, 5, 1 ms; Layout 1, 0, 3; Paint 0.4, 0, 0: the medians.
+    assert time_by_kind(events) == {"FunctionCall": 3.0, "Layout": 1.0, "Paint": 0.0}
+
+
+def test_time_by_kind_without_presses_is_empty():
+    assert time_by_kind([timed("FunctionCall", 0, 10)]) == {}
