@@ -3,9 +3,10 @@
 :func:`scan_folder` lists every ``.json`` and ``.json.gz`` file under a folder
 (recursively, symlinked folders not followed, broken symlinks listed) with its
 size and modification time, without reading it; :func:`read_file` refuses a
-symlink that leads outside the folder or nowhere. :func:`plan_index` compares that listing with what
-the index holds: a file whose size and modification time are unchanged is not
-read again; any other is read, and its digest decides whether it changed.
+symlink that leads outside the folder or nowhere. :func:`plan_index` compares
+that listing with what the index holds: a file whose size and modification
+time are unchanged is not read again; any other is read, and its digest
+decides whether it changed.
 """
 
 from __future__ import annotations
