@@ -122,13 +122,18 @@ def _drill_path(node: object) -> str:
 
 
 def _breadcrumb_and_switch(top: DeltaGenerator, scopes: ScopeIndex, scope: Scope) -> None:
-    with top:
-        _breadcrumb(scopes, scope)
+    # One row: the views first (they keep their place as the breadcrumb grows), then where
+    # the user is. The breadcrumb is as wide as its content, so where the row is too narrow
+    # (a narrow screen, a deep drill) it moves whole onto a row of its own.
+    with top, st.container(horizontal=True, vertical_alignment="center", gap="medium",
+                           key="lens-scope-row"):
         view_switch("View", VIEWS, TAB)
+        _breadcrumb(scopes, scope)
 
 
 def _breadcrumb(scopes: ScopeIndex, scope: Scope) -> None:
-    with st.container(horizontal=True, vertical_alignment="center", key="lens-breadcrumb"):
+    with st.container(horizontal=True, vertical_alignment="center", key="lens-breadcrumb",
+                      width="content"):
         st.caption("Scope", width="content")
         crumbs = scopes.breadcrumb(scope.path)
         for depth, crumb in enumerate(crumbs):
