@@ -27,8 +27,7 @@ from benchmarks.bench_archive_browser import (ARCHIVE_PATH, TRIVIAL_FILTER_APP, 
                                               _lens_server, _seed_index)
 from benchmarks.bench_browser import (CHROMIUM, CHROMIUM_ARGS, LENS_APP, LOG_DIR,
                                       START_TIMEOUT_S)
-from benchmarks.browser_trace import (KIND_CATEGORIES, TRACE_CATEGORIES, marks_script, summarise,
-                                      time_by_kind, traced)
+from benchmarks.browser_trace import marks_script, traced_summary
 from tests.streamlit_server import StreamlitServer
 
 # At the click, when the table of runs is in (bench_archive_browser's probe
@@ -39,12 +38,8 @@ WARM_TOGGLES = 3  # unmeasured: both filter states cached, first-use costs paid
 
 def trace_toggles(page: FilterPage, count: int, kinds: bool = False) -> dict:
     page.page.evaluate(MARKS)
-    categories = TRACE_CATEGORIES + (KIND_CATEGORIES if kinds else [])
-    events = traced(page.context, page.page, lambda: [page.toggle() for _ in range(count)],
-                    categories)
-    result = summarise(events)
-    if kinds:
-        result["to_frame_by_kind_ms"] = time_by_kind(events)
+    result = traced_summary(page.context, page.page,
+                            lambda: [page.toggle() for _ in range(count)], kinds)
     # In the trace's words a "label" is what the marks call seen: here the table.
     return {"toggles": result.pop("presses"), **{
         name.replace("label", "table"): value for name, value in result.items()}}

@@ -20,7 +20,7 @@ import argparse
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Container, Iterable, Sequence
 
 from benchmarks.bench_browser import (CHROMIUM, CHROMIUM_ARGS, SERVED_CASE, TRIVIAL_APP,
                                       SteppedPage, _server)
@@ -89,14 +89,20 @@ def presses(events: Sequence[dict]) -> list[Press]:
     return found
 
 
-def main_thread_tasks(events: Sequence[dict]) -> list[dict]:
-    """The tasks of the thread that made the key marks (the page's main thread)."""
+def main_thread_events(events: Sequence[dict], names: Container[str]) -> list[dict]:
+    """The complete events named in ``names`` on the thread that made the key
+    marks (the page's main thread); none when the trace has no key mark."""
     marks = [e for e in events if e.get("name") == KEY]
     if not marks:
         return []
     thread = (marks[0]["pid"], marks[0]["tid"])
-    return [e for e in events if e.get("ph") == "X" and e.get("name") == TASK
+    return [e for e in events if e.get("ph") == "X" and e.get("name") in names
             and (e.get("pid"), e.get("tid")) == thread]
+
+
+def main_thread_tasks(events: Sequence[dict]) -> list[dict]:
+    """The tasks of the page's main thread."""
+    return main_thread_events(events, (TASK,))
 
 
 def cpu_ms(tasks: Iterable[dict], start: float, end: float) -> float:
@@ -135,12 +141,9 @@ def time_by_kind(events: Sequence[dict]) -> dict[str, float]:
     another's count for both: a layout that script forces is in ``Layout``
     and in the ``FunctionCall`` that forced it."""
     found = presses(events)
-    marks = [e for e in events if e.get("name") == KEY]
-    if not found or not marks:
+    if not found:
         return {}
-    thread = (marks[0]["pid"], marks[0]["tid"])
-    timed = [e for e in events if e.get("ph") == "X" and e.get("name") in KINDS
-             and (e.get("pid"), e.get("tid")) == thread]
+    timed = main_thread_events(events, KINDS)
     per_press = []
     for press in found:
         spent: dict[str, float] = {}
@@ -176,6 +179,18 @@ def traced(context, page, action: Callable[[], object],
     return events
 
 
+def traced_summary(context, page, action: Callable[[], object], kinds: bool = False) -> dict:
+    """:func:`summarise` of ``action`` run under a trace of ``page``; with
+    ``kinds``, the trace also records the renderer's own events and the summary
+    carries :func:`time_by_kind` as ``to_frame_by_kind_ms``."""
+    events = traced(context, page, action,
+                    TRACE_CATEGORIES + (KIND_CATEGORIES if kinds else []))
+    summary = summarise(events)
+    if kinds:
+        summary["to_frame_by_kind_ms"] = time_by_kind(events)
+    return summary
+
+
 def trace_presses(app: Path, count: int, expand: str | None, kinds: bool = False) -> dict:
     """Open ``app`` (the large agent run uploaded, unless it is the trivial
     app), press N ``count`` times under a trace, and summarise (with ``kinds``,
@@ -192,15 +207,10 @@ def trace_presses(app: Path, count: int, expand: str | None, kinds: bool = False
                       expand=None if trivial else expand)
             page.page.evaluate(MARKS)
             page.press()  # first-use costs stay out of the trace
-            categories = TRACE_CATEGORIES + (KIND_CATEGORIES if kinds else [])
-            events = traced(page.context, page.page, lambda: [page.press() for _ in range(count)],
-                            categories)
+            return traced_summary(page.context, page.page,
+                                  lambda: [page.press() for _ in range(count)], kinds)
         finally:
             browser.close()
-    summary = summarise(events)
-    if kinds:
-        summary["to_frame_by_kind_ms"] = time_by_kind(events)
-    return summary
 
 
 def main(argv: Sequence[str] | None = None) -> None:
