@@ -20,9 +20,14 @@ def open_sample(app, name=SAMPLE, step=1):
     return at
 
 
+def sample_document() -> dict:
+    """The sample run's JSON as stored, read without Lens."""
+    return json.loads(sample_catalog()[SAMPLE].read_bytes())
+
+
 def events_at_stage(stage: str) -> int:
     """Typed and boundary events in the sample file that carry ``stage``, read from the JSON."""
-    document = json.loads(sample_catalog()[SAMPLE].read_bytes())
+    document = sample_document()
     typed = [e for e in document["events"] if e.get("meta", {}).get("runtimeStageId") == stage]
     [boundary_log] = [r["data"] for r in document["snapshot"]["recorders"]
                       if r["name"] == "BoundaryEvents"]
@@ -90,9 +95,8 @@ def test_the_chosen_part_stays_chosen_when_drilling_into_a_child_scope(app):
 
 def recorded_tool_calls() -> dict[str, dict]:
     """Each tool call of the sample, its arguments and end read straight from the JSON."""
-    document = json.loads(sample_catalog()[SAMPLE].read_bytes())
     calls: dict[str, dict] = {}
-    for event in document["events"]:
+    for event in sample_document()["events"]:
         payload = event.get("payload", {})
         if event["type"].endswith("stream.tool_start"):
             calls[payload["toolCallId"]] = {"name": payload["toolName"], "args": payload["args"]}

@@ -186,7 +186,8 @@ def test_a_file_whose_name_is_not_utf8_is_listed_with_a_readable_name(tmp_path, 
     run = (folder / facts["files"][0]["file"]).read_bytes()
     (folder / "line\nbreak.json").write_bytes(run)  # odd, but text: indexed as it is
     try:
-        open(os.fsencode(folder) + b"/caf\xe9-latin1.json", "wb").write(run)
+        with open(os.fsencode(folder) + b"/caf\xe9-latin1.json", "wb") as latin1:
+            latin1.write(run)
     except OSError as error:  # a file system that only takes UTF-8 names
         pytest.skip(f"this file system refuses a name that is not UTF-8: {error}")
 
