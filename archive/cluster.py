@@ -29,7 +29,7 @@ from archive.indexing import (IndexedFile, IndexReport, Progress, ReportTally, b
 from archive.query import dataset_location
 from archive.rows import UNREADABLE
 from archive.schema import FILES, RUNS, TABLES
-from archive.store import apply_batch
+from archive.store import apply_in_transactions
 
 # Batches sized by bytes: a few per worker balance the load, and each more costs
 # the client and scheduler a round trip and a result to take in (measured: 30
@@ -77,7 +77,7 @@ def index_to_parquet(root: str | os.PathLike, url: str, scheduler: str,
                     tally.add(done)
                     if progress is not None:
                         progress(len(indexed), len(tasks))
-        apply_batch(con, indexed, plan.removed)
+        apply_in_transactions(con, indexed, plan.removed)
         _write_tables(con, fs, base)
         report = tally.report
         report.runs = con.execute(f'SELECT count(*) FROM "{RUNS.name}"').fetchone()[0]

@@ -10,12 +10,14 @@ import duckdb
 import pandas as pd
 
 from archive.schema import Table
+from archive.storable import fit_rows
 
 
 def insert_rows(con: duckdb.DuckDBPyConnection, table: Table, rows: list[dict]) -> None:
     """Append ``rows`` to ``table``, each column cast to the table's type."""
     if not rows:
         return
+    fit_rows(table, rows)  # run tables are fitted when indexed; this catches the rest
     con.register("_incoming", rows_frame(table, rows))
     try:
         casts = ", ".join(f'CAST("{c.name}" AS {c.sql_type})' for c in table.columns)

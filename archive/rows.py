@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from archive.storable import fit_tables
 from recorders.errors import RecordingError
 from recorders import evidence
 from recorders.evidence import usage_tokens
@@ -30,6 +31,7 @@ from recorders.lens_projection import lens_route
 from recorders.loading import ENVELOPE_FORMAT, Recording, load_recording, parse_json
 
 RUN, UNREADABLE, NOT_A_RUN = "run", "unreadable", "not-a-run"
+UNSTORABLE_GAP = "not-stored-as-recorded"  # a value past its column's type (archive.storable)
 SHORT_TEXT_CHARS = 500
 
 _PREFIX = "agentfootprint."
@@ -73,8 +75,29 @@ def index_file(file: str, data: bytes, sha256: str | None = None) -> FileOutcome
     if not recording.typed_events and not recording.boundary_events:
         outcome.status = NOT_A_RUN  # e.g. an empty JSON list: nothing was recorded
         return outcome
-    outcome.tables = run_rows(recording, file, len(data), digest)
+    try:
+        tables = run_rows(recording, file, len(data), digest)
+    except RecursionError:
+        outcome.status, outcome.problem = UNREADABLE, "the recording is nested too deeply"
+        return outcome
+    except Exception as error:  # one odd file must not end the pass over a folder
+        outcome.status = UNREADABLE
+        outcome.problem = _one_line(f"Lens could not index this run ({type(error).__name__}: "
+                                    f"{str(error)[:200]})")
+        return outcome
+    _note_unstorable(tables, fit_tables(tables))
+    outcome.tables = tables
     return outcome
+
+
+def _note_unstorable(tables: dict[str, list[dict[str, Any]]], notes: list[str]) -> None:
+    """Each value stored otherwise than recorded becomes one of the run's gaps."""
+    if not notes:
+        return
+    [run] = tables["runs"]
+    tables["gaps"].extend({"file": run["file"], "run_id": run["run_id"],
+                           "code": UNSTORABLE_GAP, "message": note} for note in notes)
+    run["gap_count"] = len(tables["gaps"])
 
 
 def file_digest(data: bytes) -> str:
@@ -349,8 +372,10 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if _is_number(value) else None
+def _number(value: Any) -> int | float | None:
+    # Kept as recorded: the column's cast makes it a float, and one past the
+    # largest float is stored as null and named by archive.storable.
+    return value if _is_number(value) else None
 
 
 def _int(value: Any) -> int | None:
@@ -376,10 +401,10 @@ def _iso_time(value: Any) -> datetime | None:
         return None
     try:
         stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
+        if stamp.tzinfo is not None:
+            stamp = stamp.astimezone(timezone.utc).replace(tzinfo=None)
+    except (ValueError, OverflowError):  # not a time, or its offset moves it out of range
         return None
-    if stamp.tzinfo is not None:
-        stamp = stamp.astimezone(timezone.utc).replace(tzinfo=None)
     return stamp
 
 

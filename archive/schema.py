@@ -132,7 +132,9 @@ ROUTE_HOPS = Table("route_hops", "one row per hop of the skill route, rejections
 
 GAPS = Table("gaps", "one row per fact a run file does not carry", (
     _FILE, _RUN_ID,
-    Column("code", "VARCHAR", "a short code, e.g. `lean`, `incomplete`, `dropped`, `unknown-types`"),
+    Column("code", "VARCHAR", "a short code, e.g. `lean`, `incomplete`, `dropped`, "
+           "`unknown-types`, `not-stored-as-recorded` (a value past its column's type: "
+           "stored as null, or with U+FFFD for half a surrogate pair)"),
     Column("message", "VARCHAR", "the same, said for people"),
 ))
 

@@ -22,7 +22,7 @@ from archive.database import connect
 from archive.folder import KnownFile
 from archive.frames import insert_rows
 from archive.indexing import IndexedFile, files_rows, replaced_files, rows_by_table
-from archive.rows import UNREADABLE
+from archive.rows import UNREADABLE, FileOutcome
 from archive.schema import FILES, RUN_TABLES, SCHEMA_VERSION, TABLES, Table
 
 _META = "archive_meta"
@@ -70,15 +70,8 @@ class ArchiveStore:
                 for file, size, mtime, sha, status in rows}
 
     def apply(self, indexed: Iterable[IndexedFile], removed: Iterable[str] = ()) -> None:
-        """Write one batch in one transaction; see :func:`apply_batch`."""
-        con = self.connection
-        con.execute("BEGIN TRANSACTION")
-        try:
-            apply_batch(con, list(indexed), list(removed))
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
+        """Write one batch; see :func:`apply_in_transactions`."""
+        apply_in_transactions(self.connection, list(indexed), list(removed))
 
     def run_count(self) -> int:
         return self.connection.execute('SELECT count(*) FROM "runs"').fetchone()[0]
@@ -88,6 +81,44 @@ class ArchiveStore:
             'SELECT file, problem FROM "files" WHERE status = ? ORDER BY file',
             [UNREADABLE]).fetchall()
         return [{"file": file, "problem": problem} for file, problem in rows]
+
+
+def apply_in_transactions(con: duckdb.DuckDBPyConnection, indexed: list[IndexedFile],
+                          removed: list[str]) -> None:
+    """Apply a batch in one transaction. Should the database refuse it, the
+    files are applied one a transaction instead, and a file whose rows it still
+    refuses is recorded as unreadable with the database's reason: one file
+    must not keep the rest of its batch, or of later passes, out of the index."""
+    try:
+        _in_transaction(con, indexed, removed)
+        return
+    except duckdb.Error:
+        if not indexed:
+            raise  # no file's rows to blame: the database itself failed
+    _in_transaction(con, [], removed)
+    for item in indexed:
+        try:
+            _in_transaction(con, [item], [])
+        except duckdb.Error as error:
+            _in_transaction(con, [_refused(item, error)], [])
+
+
+def _in_transaction(con: duckdb.DuckDBPyConnection, indexed: list[IndexedFile],
+                    removed: list[str]) -> None:
+    con.execute("BEGIN TRANSACTION")
+    try:
+        apply_batch(con, indexed, removed)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+def _refused(item: IndexedFile, error: duckdb.Error) -> IndexedFile:
+    reason = " ".join(str(error).split())[:300]
+    outcome = FileOutcome(item.stat.file, item.stat.size_bytes, item.sha256, UNREADABLE,
+                          f"the index could not store this run's rows ({reason})")
+    return IndexedFile(item.stat, item.sha256, outcome)
 
 
 def apply_batch(con: duckdb.DuckDBPyConnection, indexed: list[IndexedFile],
