@@ -3,7 +3,9 @@
 A recording is JSON: a token count may have more digits than any integer
 column holds, a text may carry half of a UTF-16 surrogate pair (legal JSON,
 and what ``JSON.stringify`` writes for a cut emoji), which no UTF-8 column
-stores. One such value would make DuckDB or Arrow refuse the whole batch. Here
+stores (the loader mends those in a recording's texts: recorders/surrogates.py;
+this is the net for any other). One such value would make DuckDB or Arrow
+refuse the whole batch. Here
 every value of a run table's row is checked against its column's declared type:
 a value that fits is kept as it is; one that does not is stored as null (a
 number) or with U+FFFD in place of each lone surrogate (a text), and is named
@@ -15,14 +17,13 @@ not hold as recorded. This module owns that check; what the columns are is
 from __future__ import annotations
 
 import math
-import re
 from datetime import datetime
 from typing import Any, Callable
 
 from archive.schema import RUN_TABLES, Table
+from recorders.surrogates import LONE_SURROGATE, REPLACEMENT
 
 _INT_RANGES = {"INTEGER": 2**31, "BIGINT": 2**63}
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _SHOWN_DIGITS = 12
 
 
@@ -89,9 +90,9 @@ def _double(value: Any) -> Fit:
 def _text(value: Any) -> Fit:
     if not isinstance(value, str):
         return str(value), f"a {type(value).__name__} where a text belongs; stored as its text"
-    if _LONE_SURROGATE.search(value) is None:
+    if LONE_SURROGATE.search(value) is None:
         return value, None
-    return (_LONE_SURROGATE.sub("\ufffd", value),
+    return (LONE_SURROGATE.sub(REPLACEMENT, value),
             "a text with half of a UTF-16 surrogate pair; stored with U+FFFD in its place")
 
 

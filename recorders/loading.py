@@ -42,6 +42,7 @@ from recorders.balance import BalanceReport, BalanceTracker
 from recorders.errors import RecordingError
 from recorders.event_types import KNOWN_BOUNDARY_TYPES, KNOWN_TYPED_TYPES
 from recorders.gaps import Gap
+from recorders.surrogates import may_hold_lone_surrogates, mend_lone_surrogates, mended_gap
 from recorders.values import describe, is_number, js_number_text
 
 ENVELOPE_FORMAT = "agentfootprint.recording.v1"
@@ -138,18 +139,24 @@ def load_recording(data: bytes | bytearray | str, *, fast: bool = True) -> Recor
     to compare the two) by the json module: the result, or the error, is the same.
     """
     raw = _unpacked(data)
+    mended = 0
     with parsing(PARSE_RECURSION_LIMIT):
         parsed = _parse_fast(raw) if fast and isinstance(raw, bytes) else None
         if parsed is None:
             text = _text(raw)
             del raw
             chars = len(text)
+            halves = may_hold_lone_surrogates(text)
             document, dropped = _loads_kept(text)
             del text
+            if halves:  # the fast parse refuses them, so only this path meets them
+                mended = mend_lone_surrogates(document)
         else:
             del raw
             document, dropped, chars = parsed
         recording = interpret(document)
+    if mended:
+        recording.gaps.append(mended_gap(mended))
     recording.dropped_snapshot_keys = tuple(sorted(dropped))
     recording.source_chars = chars
     return recording

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from corpus_files import load_expected, read_bytes, recording_path
 
 from lens_ui.served_context import SERVED_TABS_KEY
-from lens_ui.step_panel import DETAIL_PANE, SERVED
+from lens_ui.step_panel import DETAIL_PANE, SERVED, THIS_STEP
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "lens_app.py"
@@ -81,3 +81,40 @@ def open_detail_pane(at: AppTest, pane: str, **state: object) -> AppTest:
     at.run()
     no_exception(at)
     return at
+
+
+MAX_STEPS = 5
+
+
+def no_panel_failed(at: AppTest) -> None:
+    failures = [e.value for e in at.error if "could not be shown" in e.value]
+    assert not failures, failures
+
+
+def open_upload(app: AppTest, data: bytes, name: str = "upload.json") -> AppTest:
+    """Upload ``data`` on the run page, with the served context chosen."""
+    at = app.run()
+    at.file_uploader(key="lens.uploader").set_value((name, data, "application/json"))
+    at.session_state[DETAIL_PANE] = SERVED
+    return at.run()
+
+
+def walk_the_pages(at: AppTest) -> None:
+    """Every step of the run page (up to MAX_STEPS), then the raw events page."""
+    no_exception(at)
+    no_panel_failed(at)
+    total = int(caption(at).split(" of ")[1].split(" ")[0])
+    for _ in range(min(total, MAX_STEPS) - 1):
+        at.button(key="lens.next").click().run()
+        no_exception(at)
+        no_panel_failed(at)
+        # The detail pane shows one part at a time: the step's detail as well.
+        at.session_state[DETAIL_PANE] = THIS_STEP if at.session_state[DETAIL_PANE] == SERVED \
+            else SERVED
+        at.run()
+        no_exception(at)
+        no_panel_failed(at)
+    at.switch_page("pages/raw_events.py").run()
+    no_exception(at)
+    no_panel_failed(at)
+    assert len(at.dataframe) >= 1

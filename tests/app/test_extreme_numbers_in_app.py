@@ -11,48 +11,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from app_support import caption, no_exception, open_run_details
+from app_support import MAX_STEPS, caption, no_exception, no_panel_failed, open_run_details, \
+    open_upload, walk_the_pages
 from extreme_numbers import dumps_with_raw, edit_at, extreme_recording, literal_is_refused, \
     raw_placeholder, seed_doc
 from fuzz.fuzz_support import FUZZ
-from lens_ui.step_panel import DETAIL_PANE, SERVED, THIS_STEP
 
 pytestmark = pytest.mark.filterwarnings("ignore:The recursion limit will not be reset")
-
-MAX_STEPS = 5
-
-
-def no_panel_failed(at) -> None:
-    failures = [e.value for e in at.error if "could not be shown" in e.value]
-    assert not failures, failures
-
-
-def open_upload(app, data: bytes):
-    at = app.run()
-    at.file_uploader(key="lens.uploader").set_value(("extreme.json", data, "application/json"))
-    at.session_state[DETAIL_PANE] = SERVED
-    return at.run()
-
-
-def walk_the_pages(at) -> None:
-    """Every step of the run page (up to MAX_STEPS), then the raw events page."""
-    no_exception(at)
-    no_panel_failed(at)
-    total = int(caption(at).split(" of ")[1].split(" ")[0])
-    for _ in range(min(total, MAX_STEPS) - 1):
-        at.button(key="lens.next").click().run()
-        no_exception(at)
-        no_panel_failed(at)
-        # The detail pane shows one part at a time: the step's detail as well.
-        at.session_state[DETAIL_PANE] = THIS_STEP if at.session_state[DETAIL_PANE] == SERVED \
-            else SERVED
-        at.run()
-        no_exception(at)
-        no_panel_failed(at)
-    at.switch_page("pages/raw_events.py").run()
-    no_exception(at)
-    no_panel_failed(at)
-    assert len(at.dataframe) >= 1
 
 
 @settings(max_examples=5, **FUZZ)
@@ -63,7 +28,8 @@ def test_an_extreme_number_is_shown_or_refused_on_every_page(case):
     from app_support import APP, TIMEOUT
 
     data, _, _, literal = case
-    at = open_upload(AppTest.from_file(str(APP), default_timeout=TIMEOUT), data.value)
+    at = open_upload(AppTest.from_file(str(APP), default_timeout=TIMEOUT), data.value,
+                     "extreme.json")
     refusals = [e.value for e in at.error if e.value.startswith("Could not open")]
     if refusals:  # one line; the run on screen (a sample) stays usable
         assert len(refusals) == 1 and "\n" not in refusals[0].strip()
@@ -85,7 +51,7 @@ def test_huge_numbers_in_times_and_counts_render_as_recorded(app, field, literal
         for i, event in enumerate(doc["recording"]["events"]):
             doc = edit_at(doc, ("recording", "events", i, "meta", "wallClockMs"),
                           lambda _: raw_placeholder(0))
-    at = open_upload(app, dumps_with_raw(doc, [literal]))
+    at = open_upload(app, dumps_with_raw(doc, [literal]), "extreme.json")
     walk_the_pages(at)
     if field[0] == "run":
         at.switch_page("lens_app.py").run()
@@ -114,7 +80,7 @@ def test_served_context_tables_show_positions_and_durations_past_int64_as_record
             edits.append(("recording", "events", i, "payload", "durationMs"))
     for path in edits:
         doc = edit_at(doc, path, lambda _: raw_placeholder(0))
-    at = open_upload(app, dumps_with_raw(doc, [huge]))
+    at = open_upload(app, dumps_with_raw(doc, [huge]), "extreme.json")
     no_exception(at)
     seen: dict[str, set] = {"#": set(), "ms": set()}
     total = int(caption(at).split(" of ")[1].split(" ")[0])
