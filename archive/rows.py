@@ -73,8 +73,13 @@ def index_file(file: str, data: bytes, sha256: str | None = None) -> FileOutcome
         outcome.status, outcome.problem = UNREADABLE, "the recording is nested too deeply"
         return outcome
     if not recording.typed_events and not recording.boundary_events:
-        outcome.status = NOT_A_RUN  # e.g. an empty JSON list: nothing was recorded
-        return outcome
+        if recording.source_kind == "boundary-list":
+            outcome.status = NOT_A_RUN  # an empty JSON list: nothing says it is a run
+            return outcome
+        if recording.source_kind != "envelope":  # an envelope still names its run
+            outcome.status = UNREADABLE
+            outcome.problem = "the recording holds no events: there is no run to index"
+            return outcome
     try:
         tables = run_rows(recording, file, len(data), digest)
     except RecursionError:

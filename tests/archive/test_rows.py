@@ -98,3 +98,22 @@ def test_mangled_event_fields_never_raise(sample_files):
         assert outcome.status in (RUN, UNREADABLE)
         if outcome.status == UNREADABLE:
             assert outcome.problem and "\n" not in outcome.problem
+
+
+def test_an_envelope_that_recorded_no_events_is_still_a_run(sample_files):
+    """The sink wrote the run's envelope (id, agent, times, outcome) but no
+    events: the run is listed, and its gaps say what is missing."""
+    file, data = next(iter(sample_files.items()))
+    document = json.loads(data)
+    document["recording"] = {"events": [], "snapshot": None}
+    outcome = index_file(file, json.dumps(document).encode())
+    assert outcome.status == RUN
+    [run] = outcome.tables["runs"]
+    assert (run["run_id"], run["model_calls"]) == (document["run"]["runId"], 0)
+    assert {g["code"] for g in outcome.tables["gaps"]} >= {"no-snapshot"}
+
+
+@pytest.mark.parametrize("data", [b'{"events": []}', b'{"snapshot": null, "events": []}'])
+def test_a_recording_object_with_no_events_is_listed_not_skipped(data):
+    outcome = index_file("empty.json", data)
+    assert outcome.status == UNREADABLE and "no events" in outcome.problem
