@@ -9,13 +9,15 @@ visible to them at the same path. The rows that come back are merged with the
 previous pass's rows of unchanged files and each table is written as a
 Parquet dataset, ``<url>/<table>/part-0.parquet``, through fsspec (local disk
 here; object storage in production). Each file is written beside its final
-name and moved into place once complete.
+name and moved into place once complete; ``<url>/_lens-index.json`` then
+names the schema version that wrote them (tables of another are rebuilt).
 
 Needs the ``cluster`` extra: ``pip install 'footprint-lens[cluster]'``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from typing import Any
@@ -28,7 +30,7 @@ from archive.indexing import (IndexedFile, IndexReport, Progress, ReportTally, b
                               read_batch, read_tasks, absolute_folder)
 from archive.query import dataset_location
 from archive.rows import UNREADABLE
-from archive.schema import FILES, RUNS, TABLES
+from archive.schema import FILES, RUNS, SCHEMA_VERSION, TABLES
 from archive.store import apply_in_transactions
 
 # Batches sized by bytes: a few per worker balance the load, and each more costs
@@ -37,6 +39,7 @@ from archive.store import apply_in_transactions
 BATCHES_PER_WORKER = 4
 MIN_BATCH_BYTES, MAX_BATCH_BYTES, MAX_BATCH_FILES = 1024**2, 64 * 1024**2, 256
 PART = "part-0.parquet"
+META_FILE = "_lens-index.json"  # which SCHEMA_VERSION wrote the tables
 CONNECT_TIMEOUT_S = 15.0
 
 
@@ -79,6 +82,7 @@ def index_to_parquet(root: str | os.PathLike, url: str, scheduler: str,
                         progress(len(indexed), len(tasks))
         apply_in_transactions(con, indexed, plan.removed)
         _write_tables(con, fs, base)
+        _write_version(fs, base)
         report = tally.report
         report.runs = con.execute(f'SELECT count(*) FROM "{RUNS.name}"').fetchone()[0]
         report.unreadable = [{"file": f, "problem": p} for f, p in con.execute(
@@ -130,8 +134,10 @@ def _dataset_db(url: str) -> duckdb.DuckDBPyConnection:
 
 
 def _load_previous(con: duckdb.DuckDBPyConnection, fs: Any, base: str, url: str) -> bool:
-    """Copy the previous pass's tables in; False when there is no previous pass."""
-    if not fs.exists(f"{base}/{FILES.name}/{PART}"):
+    """Copy the previous pass's tables in; False when there is no previous pass,
+    or it was written under another :data:`SCHEMA_VERSION` (then every file is
+    read again and every table rewritten)."""
+    if not fs.exists(f"{base}/{FILES.name}/{PART}") or _written_version(fs, base) != SCHEMA_VERSION:
         return False
     location = dataset_location(url)
     for table in TABLES:
@@ -152,6 +158,20 @@ def _known_files(con: duckdb.DuckDBPyConnection) -> dict[str, KnownFile]:
         f'SELECT file, size_bytes, mtime_ns, sha256, status FROM "{FILES.name}"').fetchall()
     return {file: KnownFile(size, mtime, sha or "", status)
             for file, size, mtime, sha, status in rows}
+
+
+def _written_version(fs: Any, base: str) -> int | None:
+    try:
+        with fs.open(f"{base}/{META_FILE}", "rb") as handle:
+            version = json.loads(handle.read()).get("schema_version")
+    except (OSError, ValueError, AttributeError):  # absent (written before it), or damaged
+        return None
+    return version if isinstance(version, int) else None
+
+
+def _write_version(fs: Any, base: str) -> None:
+    with fs.open(f"{base}/{META_FILE}", "wb") as handle:
+        handle.write(json.dumps({"schema_version": SCHEMA_VERSION}).encode())
 
 
 def _write_tables(con: duckdb.DuckDBPyConnection, fs: Any, base: str) -> None:

@@ -19,6 +19,7 @@ import duckdb
 import pandas as pd
 
 from archive.database import connect
+from archive.errors import ArchiveError
 from archive.folder import KnownFile
 from archive.frames import insert_rows
 from archive.indexing import IndexedFile, files_rows, replaced_files, rows_by_table
@@ -31,14 +32,25 @@ _META = "archive_meta"
 class ArchiveStore:
     """The writer of one index file; see the module doc."""
 
-    def __init__(self, connection: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, connection: duckdb.DuckDBPyConnection, where: str = "the index") -> None:
         self.connection = connection
+        self.where = where  # the file, as messages name it
         self._ensure_schema()
 
     @classmethod
     def open(cls, db_path: str | os.PathLike) -> ArchiveStore:
-        Path(db_path).parent.mkdir(parents=True, exist_ok=True)
-        return cls(connect(db_path, read_only=False))
+        parent = Path(db_path).parent
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ArchiveError(f"cannot create the folder for the index {os.fspath(db_path)}: "
+                               f"{error.strerror or error}") from None
+        connection = connect(db_path, read_only=False)
+        try:
+            return cls(connection, os.fspath(db_path))
+        except BaseException:
+            connection.close()
+            raise
 
     def close(self) -> None:
         self.connection.close()
@@ -51,6 +63,12 @@ class ArchiveStore:
 
     def _ensure_schema(self) -> None:
         con = self.connection
+        names = {name for (name,) in con.execute(
+            "SELECT table_name FROM information_schema.tables").fetchall()}
+        if names and _META not in names:
+            shown = ", ".join(sorted(names)[:5]) + (", …" if len(names) > 5 else "")
+            raise ArchiveError(f"{self.where} is a DuckDB database that is not a Lens "
+                               f"archive index (it holds {shown}); name another file with --db")
         con.execute(f'CREATE TABLE IF NOT EXISTS "{_META}" (schema_version INTEGER)')
         found = con.execute(f'SELECT schema_version FROM "{_META}"').fetchone()
         if found is not None and found[0] != SCHEMA_VERSION:

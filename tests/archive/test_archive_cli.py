@@ -111,6 +111,31 @@ def test_bad_command_lines_fail_in_one_line(capsys, tmp_path, argv, message):
     assert err.count("\n") == 1 and message in err
 
 
+def test_an_index_file_whose_folder_cannot_be_made_is_one_line(capsys, archive_copy, tmp_path):
+    folder, _ = archive_copy
+    (tmp_path / "a-file").write_text("not a folder")
+    status, out, err = run_cli(capsys, "archive", "index", str(folder),
+                               "--db", str(tmp_path / "a-file" / "index.duckdb"))
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert "cannot create the folder for the index" in err
+
+
+def test_a_duckdb_file_that_is_not_an_index_is_refused_and_left_alone(capsys, archive_copy,
+                                                                     tmp_path):
+    import duckdb
+
+    folder, _ = archive_copy
+    theirs = tmp_path / "theirs.duckdb"
+    with duckdb.connect(str(theirs)) as con:
+        con.execute("CREATE TABLE runs (id INTEGER)")
+    status, out, err = run_cli(capsys, "archive", "index", str(folder), "--db", str(theirs))
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert "not a Lens archive index" in err and "runs" in err
+    with duckdb.connect(str(theirs)) as con:
+        assert con.execute("SELECT table_name FROM information_schema.tables").fetchall() \
+            == [("runs",)]
+
+
 def test_an_index_in_use_by_another_writer_is_said_plainly(capsys, archive_copy):
     folder, db = archive_copy
     import multiprocessing

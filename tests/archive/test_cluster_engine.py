@@ -11,8 +11,9 @@ import pytest
 distributed = pytest.importorskip(
     "distributed", reason="the Dask engine needs the cluster extra: pip install -e '.[cluster]'")
 
-from archive.cluster import index_to_parquet  # noqa: E402
+from archive.cluster import META_FILE, index_to_parquet  # noqa: E402
 from archive.query import open_parquet, select  # noqa: E402
+from archive.schema import SCHEMA_VERSION  # noqa: E402
 from archive_support import (assert_model_calls_match_manifest,  # noqa: E402
                              assert_runs_match_manifest, assert_tool_totals_match_manifest,
                              copy_archive, unreadable_files)
@@ -100,6 +101,18 @@ def test_incremental_passes_on_the_cluster(tmp_path, scheduler, facts):
     gone = select(con, f"SELECT count(*) AS n FROM tool_calls WHERE file = '{deleted['file']}'")
     assert gone[0]["n"] == 0
     con.close()
+
+
+def test_parquet_written_under_other_rules_is_rebuilt(tmp_path, scheduler):
+    folder = copy_archive(tmp_path / "runs")
+    url = (tmp_path / "parquet").as_uri()
+    first = index_to_parquet(folder, url, scheduler)
+    meta = tmp_path / "parquet" / META_FILE
+    assert json.loads(meta.read_text())["schema_version"] == SCHEMA_VERSION
+    meta.unlink()  # as a pass before the version was written leaves it
+    again = index_to_parquet(folder, url, scheduler)
+    assert (again.added, again.unchanged, again.runs) == (first.added, 0, first.runs)
+    assert index_to_parquet(folder, url, scheduler).unchanged == first.added
 
 
 def test_the_cli_indexes_on_the_cluster_and_queries_the_parquet(capsys, tmp_path, scheduler,

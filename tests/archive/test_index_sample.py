@@ -206,3 +206,17 @@ def test_a_file_whose_name_is_not_utf8_is_listed_with_a_readable_name(tmp_path, 
     again = index_folder(folder, db)
     assert (again.added, again.updated, again.removed) == (0, 0, 0)
     assert "caf\\xe9-latin1.json" in {u["file"] for u in again.unreadable}
+
+
+def test_an_index_written_under_other_rules_is_rebuilt(archive_copy, facts):
+    """The same bytes under newer rules may be another verdict (a run, or not):
+    an index of another SCHEMA_VERSION is read again in full, not trusted."""
+    folder, db = archive_copy
+    first = index_folder(folder, db)
+    import duckdb
+
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE archive_meta SET schema_version = schema_version - 1")
+    again = index_folder(folder, db)
+    assert (again.added, again.unchanged) == (first.added, 0)
+    assert again.runs == first.runs
