@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
@@ -122,12 +123,20 @@ class Recording:
 def load_path(path: str | os.PathLike) -> Recording:
     """Read and load a file; an unreadable path is a RecordingError too."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        # Opened without blocking, so a FIFO does not wait for a writer; only a
+        # regular file is read (a device such as /dev/zero never ends).
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                             | getattr(os, "O_BINARY", 0))
+        with open(descriptor, "rb") as handle:
+            regular = stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+            data = handle.read() if regular else b""
     except OSError as exc:
         raise RecordingError(f"cannot read {os.fspath(path)!r}: {exc.strerror or exc}") from None
     except ValueError as exc:  # a NUL byte or an unencodable character in the name
         raise RecordingError(f"cannot read {os.fspath(path)!r}: {exc}") from None
+    if not regular:
+        raise RecordingError(f"cannot read {os.fspath(path)!r}: not a regular file "
+                             "(a folder, a pipe or a device)")
     return load_recording(data)
 
 

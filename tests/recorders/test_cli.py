@@ -113,3 +113,18 @@ def test_lens_drill_and_route(capsys):
 def test_per_event_needs_the_reference_profile(capsys):
     code, out, err = run(capsys, "steps", str(recording_path("llmcall-single")), "--per-event")
     assert code == 2 and out == "" and "--profile reference" in err
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="named pipes are POSIX")
+def test_a_pipe_or_a_device_is_refused_at_once_not_read(tmp_path):
+    """A FIFO named like a run waited for a writer forever; /dev/zero was read
+    until memory ran out. Each is now one line and status 2, at once."""
+    import os
+
+    fifo = tmp_path / "run.json"
+    os.mkfifo(fifo)
+    for path in (fifo, "/dev/zero"):
+        done = subprocess.run([sys.executable, "-m", "recorders", "info", str(path)],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.count("\n") == 1 and "not a regular file" in done.stderr
