@@ -28,7 +28,7 @@ from recorders.errors import RecordingError
 from recorders import evidence
 from recorders.evidence import usage_tokens
 from recorders.lens_projection import lens_route
-from recorders.loading import ENVELOPE_FORMAT, Recording, load_recording, parse_json
+from recorders.loading import ENVELOPE_FORMAT, Recording, load_recording, parse_json, unpack
 
 RUN, UNREADABLE, NOT_A_RUN = "run", "unreadable", "not-a-run"
 UNSTORABLE_GAP = "not-stored-as-recorded"  # a value past its column's type (archive.storable)
@@ -64,14 +64,22 @@ def index_file(file: str, data: bytes, sha256: str | None = None) -> FileOutcome
     digest = sha256 or file_digest(data)
     outcome = FileOutcome(file, len(data), digest, RUN)
     try:
-        recording = load_recording(data)
+        # Unpacked once: a gzip bomb is refused at the loader's limit, and
+        # not inflated a second time to see what the file looks like.
+        plain = unpack(data)
+    except RecordingError as error:  # empty, or gzip that cannot be read
+        outcome.status, outcome.problem = UNREADABLE, _one_line(str(error))
+        return outcome
+    try:
+        recording = load_recording(plain)
     except RecordingError as error:
-        outcome.status = UNREADABLE if _looks_like_a_run(data) else NOT_A_RUN
+        outcome.status = UNREADABLE if _looks_like_a_run(plain) else NOT_A_RUN
         outcome.problem = _one_line(str(error)) if outcome.status == UNREADABLE else None
         return outcome
     except RecursionError:
         outcome.status, outcome.problem = UNREADABLE, "the recording is nested too deeply"
         return outcome
+    del plain  # the rows are built from the recording alone
     if not recording.typed_events and not recording.boundary_events:
         if recording.source_kind == "boundary-list":
             outcome.status = NOT_A_RUN  # an empty JSON list: nothing says it is a run

@@ -56,6 +56,7 @@ MAX_NESTING_DEPTH = 10_000
 PARSE_RECURSION_LIMIT = MAX_NESTING_DEPTH + 100
 # A gzip member may not expand beyond this: a guard against decompression bombs.
 MAX_DECOMPRESSED_BYTES = 2 * 1024**3
+_GUNZIP_PIECE = 64 * 1024**2
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -191,17 +192,24 @@ def _decode(data: bytes | bytearray | str) -> str:
     return _text(_unpacked(data))
 
 
+def unpack(data: bytes | bytearray | str) -> bytes | str:
+    """The JSON bytes (or text) of ``data``, gzip undone; RecordingError when
+    empty or not readable gzip. Loading what this returns does not unpack again."""
+    return _unpacked(data)
+
+
 def _unpacked(data: bytes | bytearray | str) -> bytes | str:
     """``data``'s bytes decompressed (or its text), refused when empty."""
     if isinstance(data, (bytes, bytearray)):
         raw = bytes(data)
         if raw.startswith(_GZIP_MAGIC):
             raw = _gunzip(raw)
-        if not raw.strip():
+        if not raw or raw.isspace():  # isspace stops at the first other byte; strip copies
             raise RecordingError("the file is empty")
         return raw
     if isinstance(data, str):
-        if not data.removeprefix("\ufeff").strip():
+        text = data.removeprefix("\ufeff")
+        if not text or text.isspace():
             raise RecordingError("the file is empty")
         return data
     raise RecordingError(f"expected bytes or text, found {type(data).__name__}")
@@ -235,15 +243,23 @@ def _gunzip(raw: bytes, limit: int | None = None) -> bytes:
     rest = raw
     while True:
         decompressor = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)
-        room = limit - len(out)
-        try:
-            out += decompressor.decompress(rest, max(room, 1))  # 0 would mean "no limit"
-        except zlib.error as exc:
-            raise RecordingError(f"the gzip data is corrupt ({exc})") from None
-        if decompressor.unconsumed_tail or len(out) > limit:
-            raise RecordingError(
-                f"the gzip data expands beyond {limit / 1024**2:,.0f} MiB; refused"
-            )
+        pending = rest
+        while not decompressor.eof:
+            # In pieces, so a bomb costs the limit once, not the limit and a
+            # piece as large; one byte past the room shows it would overflow.
+            room = limit - len(out)
+            try:
+                piece = decompressor.decompress(pending, min(room + 1, _GUNZIP_PIECE))
+            except zlib.error as exc:
+                raise RecordingError(f"the gzip data is corrupt ({exc})") from None
+            out += piece
+            if len(out) > limit:
+                raise RecordingError(
+                    f"the gzip data expands beyond {limit / 1024**2:,.0f} MiB; refused"
+                )
+            pending = decompressor.unconsumed_tail
+            if not piece and not pending:
+                break  # the input is spent and the stream has not ended
         if not decompressor.eof:
             raise RecordingError("the gzip data is truncated (the stream ends early)")
         # A further gzip member after this one is legal gzip; read it the same way.

@@ -117,3 +117,23 @@ def test_an_envelope_that_recorded_no_events_is_still_a_run(sample_files):
 def test_a_recording_object_with_no_events_is_listed_not_skipped(data):
     outcome = index_file("empty.json", data)
     assert outcome.status == UNREADABLE and "no events" in outcome.problem
+
+
+def test_a_gzip_bomb_is_inflated_once_and_listed(monkeypatch):
+    """Refused at the loader's limit, and not inflated a second time to see
+    whether it looks like a run (that doubled the memory a bomb cost)."""
+    import recorders.loading as loading
+
+    calls = []
+    real = loading._gunzip
+
+    def counted(raw, limit=None):
+        calls.append(limit)
+        return real(raw, limit)
+    monkeypatch.setattr(loading, "MAX_DECOMPRESSED_BYTES", 1024**2)
+    monkeypatch.setattr(loading, "_gunzip", counted)
+    bomb = gzip.compress(b'{"format": "agentfootprint.recording.v1", "pad": "'
+                         + b" " * (8 * 1024**2) + b'"}')
+    outcome = index_file("bomb.json.gz", bomb)
+    assert outcome.status == UNREADABLE and "expands beyond 1 MiB" in outcome.problem
+    assert len(calls) == 1
