@@ -58,7 +58,8 @@ def scan_folder(root: str | os.PathLike) -> list[FileStat]:
     if not base.is_dir():
         raise ArchiveError(f"{os.fspath(root)!r} is not a folder")
     found: list[FileStat] = []
-    for directory, subdirectories, names in os.walk(base, onerror=None):
+    unlisted: list[OSError] = []
+    for directory, subdirectories, names in os.walk(base, onerror=unlisted.append):
         subdirectories.sort()
         for name in names:
             if not name.endswith(RUN_SUFFIXES):
@@ -82,8 +83,21 @@ def scan_folder(root: str | os.PathLike) -> list[FileStat]:
             shown = _text_name(relative)
             found.append(FileStat(shown, stat.st_size, stat.st_mtime_ns,
                                   None if shown == relative else BAD_NAME))
+    for error in unlisted:
+        if os.path.abspath(error.filename or base) == os.path.abspath(base):
+            raise ArchiveError(f"cannot list the folder {os.fspath(root)!r}: "
+                               f"{error.strerror or error}")
+        relative = os.path.relpath(error.filename, base).replace(os.sep, "/")
+        found.append(FileStat(_text_name(relative) + "/", 0, 0,
+                              f"cannot list this folder ({error.strerror or error}); the runs "
+                              "in it are not read, and those indexed before are kept"))
     found.sort(key=lambda s: s.file)
     return found
+
+
+def is_folder_entry(file: str) -> bool:
+    """An entry :func:`scan_folder` made for a folder it could not list."""
+    return file.endswith("/")
 
 
 def _text_name(relative: str) -> str:
@@ -108,7 +122,10 @@ def plan_index(listing: list[FileStat], known: dict[str, KnownFile]) -> IndexPla
             unchanged.append(stat)
         else:
             to_read.append(stat)
-    removed = sorted(file for file in known if file not in seen)
+    # What was indexed from a folder that cannot be listed now is not gone: kept as it is.
+    hidden = tuple(f for f in seen if is_folder_entry(f))
+    removed = sorted(file for file in known
+                     if file not in seen and not (hidden and file.startswith(hidden)))
     return IndexPlan(to_read, unchanged, removed)
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from archive.errors import ArchiveError
-from archive.folder import FileStat, IndexPlan, KnownFile, read_file
+from archive.folder import FileStat, IndexPlan, KnownFile, is_folder_entry, read_file
 from archive.schema import RUN_TABLES
 from archive.rows import NOT_A_RUN, RUN, UNREADABLE, FileOutcome, file_digest, index_file
 
@@ -122,13 +122,19 @@ class ReportTally:
     """Counts what a pass did, file by file, as the engine hands files back."""
 
     def __init__(self, plan: IndexPlan, known: dict[str, KnownFile]) -> None:
+        # A folder that could not be listed is reported under `unreadable`; the
+        # counts are of files.
         self.known = known
-        self.report = IndexReport(unchanged=len(plan.unchanged))
-        self.report.removed = sum(1 for f in plan.removed if _counted(known.get(f)))
+        self.report = IndexReport(
+            unchanged=sum(1 for s in plan.unchanged if not is_folder_entry(s.file)))
+        self.report.removed = sum(1 for f in plan.removed
+                                  if _counted(known.get(f)) and not is_folder_entry(f))
 
     def add(self, indexed: Iterable[IndexedFile]) -> None:
         for item in indexed:
             previous = self.known.get(item.stat.file)
+            if is_folder_entry(item.stat.file):
+                continue
             if item.outcome is None:
                 self.report.unchanged += 1
             elif item.outcome.status == NOT_A_RUN:

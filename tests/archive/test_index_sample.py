@@ -220,3 +220,45 @@ def test_an_index_written_under_other_rules_is_rebuilt(archive_copy, facts):
     again = index_folder(folder, db)
     assert (again.added, again.unchanged) == (first.added, 0)
     assert again.runs == first.runs
+
+
+def test_a_folder_that_cannot_be_listed_is_said_and_its_runs_kept(tmp_path, facts,
+                                                                  monkeypatch):
+    """Before, os.walk skipped it without a word and its runs counted as removed.
+    (Tests run as root, which lists any folder: the refusal is the OS's answer
+    given by scandir, as it gives it to a user without the permission.)"""
+    import archive.folder
+
+    folder = copy_archive(tmp_path / "runs")
+    db = tmp_path / "index.duckdb"
+    first = index_folder(folder, db)
+    hidden = sorted({e["file"].split("/")[0] for e in facts["files"] if "/" in e["file"]})[0]
+    real_scandir = os.scandir
+
+    def refusing(path="."):
+        if os.path.abspath(path) == str(folder / hidden):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+    monkeypatch.setattr(archive.folder.os, "scandir", refusing)
+    report = index_folder(folder, db)
+    assert (report.runs, report.removed, report.added) == (first.runs, 0, 0)
+    assert {"file": f"{hidden}/", "problem": "cannot list this folder (Permission denied); "
+            "the runs in it are not read, and those indexed before are kept"} \
+        in report.unreadable
+    monkeypatch.setattr(archive.folder.os, "scandir", real_scandir)
+    again = index_folder(folder, db)
+    assert (again.runs, again.removed, again.added) == (first.runs, 0, 0)
+    assert not [u for u in again.unreadable if u["file"].endswith("/")]
+
+
+def test_an_archive_folder_that_cannot_be_listed_is_one_error(tmp_path, monkeypatch):
+    import archive.folder
+    from archive.errors import ArchiveError
+
+    folder = copy_archive(tmp_path / "runs")
+
+    def refusing(path="."):
+        raise PermissionError(13, "Permission denied", str(path))
+    monkeypatch.setattr(archive.folder.os, "scandir", refusing)
+    with pytest.raises(ArchiveError, match="cannot list the folder"):
+        index_folder(folder, tmp_path / "index.duckdb")
