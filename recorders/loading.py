@@ -807,7 +807,7 @@ def _first_problem(obj: dict, fields: tuple[tuple[str, str, bool], ...]
 
 def _field_problem(at: str, name: str, expected: str, value: Any, present: bool,
                    kind: str | None) -> None:
-    what = f" ({kind})" if isinstance(kind, str) else ""
+    what = f" ({shown_text(kind)})" if isinstance(kind, str) else ""
     if not present:
         raise RecordingError(f"{at}{what}: missing field '{name}' (expected {expected})")
     raise RecordingError(f"{at}.{name}{what}: expected {expected}, found {describe(value)}")

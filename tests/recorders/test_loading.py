@@ -230,3 +230,18 @@ def test_equal_paths_share_one_list_and_keep_their_content():
         distinct = {tuple(p) for p in paths}
         assert len(paths) > 10 * len(distinct)
         assert len({id(p) for p in paths}) == len(distinct)
+
+
+@pytest.mark.parametrize("kind", ["\x1b[2J\x1b[31mINJECTED\x1b[0m\u202e", "T" * 100_000],
+                         ids=["terminal-controls", "100,000 characters"])
+def test_a_bad_events_type_is_quoted_escaped_and_short_in_the_message(kind):
+    """The type names the event in the message; it is file content, so it is
+    shown as such: terminal controls written out, a long one cut."""
+    document = json.loads(read_bytes(recording_path("agent-refund-multi-tools-error")))
+    event = next(e for e in document["events"] if isinstance(e.get("meta"), dict))
+    event["type"], event["meta"]["wallClockMs"] = kind, "x"
+    with pytest.raises(RecordingError) as refused:
+        load_recording(json.dumps(document).encode())
+    message = str(refused.value)
+    assert "wallClockMs" in message and len(message) < 200
+    assert message.isprintable()
