@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from stat import S_ISLNK, S_ISREG
+from stat import S_ISDIR, S_ISLNK, S_ISREG
 
 from archive.errors import ArchiveError
 
@@ -33,6 +33,7 @@ class FileStat:
 # bytes written as \xNN (so it shows, and is the same on every pass), never read.
 BAD_NAME = ("the file's path is not valid UTF-8 (shown here with \\x escapes); "
             "rename it to have it indexed")
+NOT_REGULAR = "{file} is not a regular file (a pipe, a socket or a device); not read"
 
 
 @dataclass(frozen=True)
@@ -62,9 +63,10 @@ def scan_folder(root: str | os.PathLike) -> list[FileStat]:
     for directory, subdirectories, names in os.walk(base, onerror=unlisted.append):
         subdirectories.sort()
         for name in names:
-            if not name.endswith(RUN_SUFFIXES):
+            if not name.lower().endswith(RUN_SUFFIXES):
                 continue
             path = os.path.join(directory, name)
+            problem = None
             try:
                 stat = os.stat(path)
             except OSError:
@@ -77,12 +79,16 @@ def scan_folder(root: str | os.PathLike) -> list[FileStat]:
                 if not S_ISLNK(stat.st_mode):
                     continue
             else:
+                if S_ISDIR(stat.st_mode):
+                    continue  # a folder named like a run: walked like any folder
                 if not S_ISREG(stat.st_mode):
-                    continue
+                    problem = NOT_REGULAR  # a pipe, a socket or a device: never opened
             relative = os.path.relpath(path, base).replace(os.sep, "/")
             shown = _text_name(relative)
+            if shown != relative:
+                problem = BAD_NAME
             found.append(FileStat(shown, stat.st_size, stat.st_mtime_ns,
-                                  None if shown == relative else BAD_NAME))
+                                  problem.format(file=shown) if problem else None))
     for error in unlisted:
         if os.path.abspath(error.filename or base) == os.path.abspath(base):
             raise ArchiveError(f"cannot list the folder {os.fspath(root)!r}: "
@@ -142,7 +148,13 @@ def read_file(root: str | os.PathLike, file: str) -> bytes:
     if path is None:
         raise ArchiveError(f"{file} is a symlink to a file outside the archive folder; not read")
     try:
-        with open(path, "rb") as handle:
+        # Without blocking, and only a regular file: the file may have become a
+        # pipe (which would wait for a writer) or a device since it was listed.
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                             | getattr(os, "O_BINARY", 0))
+        with open(descriptor, "rb") as handle:
+            if not S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise ArchiveError(NOT_REGULAR.format(file=file))
             return handle.read()
     except OSError as error:
         raise ArchiveError(f"cannot read {file}: {error.strerror or error}") from None

@@ -262,3 +262,30 @@ def test_an_archive_folder_that_cannot_be_listed_is_one_error(tmp_path, monkeypa
     monkeypatch.setattr(archive.folder.os, "scandir", refusing)
     with pytest.raises(ArchiveError, match="cannot list the folder"):
         index_folder(folder, tmp_path / "index.duckdb")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_odd_entries_named_like_runs_are_listed_or_indexed_and_nothing_waits(tmp_path, facts):
+    """A pipe named like a run is listed, never opened (a reader would wait
+    for a writer); an upper-case suffix is still a run file; a folder named
+    like one is walked."""
+    folder = copy_archive(tmp_path / "runs")
+    entry = facts["files"][0]
+    os.mkfifo(folder / "pipe.json")
+    (folder / "SHOUTED.JSON").write_bytes((folder / entry["file"]).read_bytes())
+    (folder / "folder.json").mkdir()
+    (folder / "folder.json" / "inside.json").write_bytes((folder / entry["file"]).read_bytes())
+    report = index_folder(folder, tmp_path / "index.duckdb")
+    assert report.runs == len(facts["files"]) + 2
+    assert {"file": "pipe.json", "problem": "pipe.json is not a regular file (a pipe, a socket "
+            "or a device); not read"} in report.unreadable
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_file_that_became_a_pipe_after_listing_is_not_waited_for(tmp_path):
+    from archive.errors import ArchiveError
+    from archive.folder import read_file
+
+    os.mkfifo(tmp_path / "run.json")
+    with pytest.raises(ArchiveError, match="not a regular file"):
+        read_file(tmp_path, "run.json")
