@@ -80,6 +80,10 @@ def index_file(file: str, data: bytes, sha256: str | None = None) -> FileOutcome
         outcome.status, outcome.problem = UNREADABLE, "the recording is nested too deeply"
         return outcome
     del plain  # the rows are built from the recording alone
+    if (recording.source_kind == "boundary-list" and recording.boundary_events
+            and set(recording.boundary_counts) <= set(recording.unknown_boundary_types)):
+        outcome.status = NOT_A_RUN  # a list of {"type": ...} objects none of which agentfootprint writes
+        return outcome
     if not recording.typed_events and not recording.boundary_events:
         if recording.source_kind == "boundary-list":
             outcome.status = NOT_A_RUN  # an empty JSON list: nothing says it is a run

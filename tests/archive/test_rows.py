@@ -38,7 +38,8 @@ def test_gzipped_bytes_index_as_the_plain_file_does(sample_files):
     assert packed.tables["runs"][0]["size_bytes"] == len(gzip.compress(data))
 
 
-@pytest.mark.parametrize("data", [b'{"name": "lens", "version": 1}', b'[]', b'"text"', b'42'])
+@pytest.mark.parametrize("data", [b'{"name": "lens", "version": 1}', b'[]', b'"text"', b'42',
+                                  b'[{"type": "Feature", "geometry": null}]'])
 def test_well_formed_json_that_is_not_a_run_is_skipped_quietly(data):
     outcome = index_file("other.json", data)
     assert (outcome.status, outcome.problem, outcome.tables) == (NOT_A_RUN, None, {})
@@ -137,3 +138,12 @@ def test_a_gzip_bomb_is_inflated_once_and_listed(monkeypatch):
     outcome = index_file("bomb.json.gz", bomb)
     assert outcome.status == UNREADABLE and "expands beyond 1 MiB" in outcome.problem
     assert len(calls) == 1
+
+
+def test_a_bare_boundary_list_of_a_real_run_is_still_a_run():
+    from corpus_files import read_bytes, recording_path
+    from recorders.loading import load_recording
+
+    recording = load_recording(read_bytes(recording_path("agent-no-tools")))
+    outcome = index_file("boundary.json", json.dumps(recording.boundary_events).encode())
+    assert outcome.status == RUN
