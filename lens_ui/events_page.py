@@ -87,7 +87,8 @@ def _event_table(run: LoadedRun, table: EventTable, counts: dict[str, int], key:
                           selection_mode="single-row", height=420,
                           column_config={"fields": st.column_config.TextColumn("fields", width="large")})
     rows = picked.selection.rows if picked is not None else []
-    if rows:
+    # A row picked before a filter narrowed the table may no longer be in it.
+    if rows and 0 <= rows[0] < len(shown):
         position = int(shown.iloc[rows[0]]["#"])
         st.caption(f"{table.stream} event #{position}")
         _step_link(run, table.stream, position, key)

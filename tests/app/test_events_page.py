@@ -75,6 +75,20 @@ def test_a_selected_row_shows_the_whole_event(app):
     assert [json.loads(j.value)["type"] for j in at.json] == ["run.entry"]
 
 
+def test_a_row_picked_before_a_filter_narrows_the_table_is_let_go(app):
+    """The selection is the widget's state from before the filter: row 101 of
+    a table that now has a few rows. Before, the panel failed with IndexError."""
+    at = open_events(app)
+    at.session_state["lens.events.boundary.rows"] = {"selection": {"rows": [100], "columns": [],
+                                                                   "cells": []}}
+    at.run()
+    assert len(at.json) == 1
+    at.text_input(key="lens.events.boundary.text").set_value("PaymentGatewayTimeout").run()
+    no_exception(at)
+    assert not [e.value for e in at.error if "could not be shown" in e.value]
+    assert len(at.json) == 0 and shown(at, "boundary")[0] < 100
+
+
 def test_the_open_run_survives_moving_between_pages(app):
     at = app.run()
     at.file_uploader(key="lens.uploader").set_value(
