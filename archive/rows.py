@@ -82,7 +82,8 @@ def index_file(file: str, data: bytes, sha256: str | None = None) -> FileOutcome
     del plain  # the rows are built from the recording alone
     if (recording.source_kind == "boundary-list" and recording.boundary_events
             and set(recording.boundary_counts) <= set(recording.unknown_boundary_types)):
-        outcome.status = NOT_A_RUN  # a list of {"type": ...} objects none of which agentfootprint writes
+        # A list of {"type": ...} objects none of whose types agentfootprint writes.
+        outcome.status = NOT_A_RUN
         return outcome
     if not recording.typed_events and not recording.boundary_events:
         if recording.source_kind == "boundary-list":

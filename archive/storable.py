@@ -5,13 +5,12 @@ column holds, a text may carry half of a UTF-16 surrogate pair (legal JSON,
 and what ``JSON.stringify`` writes for a cut emoji), which no UTF-8 column
 stores (the loader mends those in a recording's texts: recorders/surrogates.py;
 this is the net for any other). One such value would make DuckDB or Arrow
-refuse the whole batch. Here
-every value of a run table's row is checked against its column's declared type:
-a value that fits is kept as it is; one that does not is stored as null (a
-number) or with U+FFFD in place of each lone surrogate (a text), and is named
-in what :func:`fit_tables` returns, so the run's gaps say what the index does
-not hold as recorded. This module owns that check; what the columns are is
-:mod:`archive.schema`'s.
+refuse the whole batch. Here every value of a run table's row is checked
+against its column's declared type: a value that fits is kept as it is; one
+that does not is stored as null (a number) or with U+FFFD in place of each
+lone surrogate (a text), and is named in what :func:`fit_tables` returns, so
+the run's gaps say what the index does not hold as recorded. This module owns
+that check; what the columns are is :mod:`archive.schema`'s.
 """
 
 from __future__ import annotations
@@ -83,7 +82,8 @@ def _double(value: Any) -> Fit:
     try:
         float(value)
     except OverflowError:
-        return None, f"{_shown_number(value)} is past the largest floating-point number; stored as null"
+        return None, (f"{_shown_number(value)} is past the largest floating-point number; "
+                      "stored as null")
     return value, None
 
 
@@ -99,9 +99,9 @@ def _text(value: Any) -> Fit:
 def _texts(value: Any) -> Fit:
     if not isinstance(value, list):
         return None, f"a {type(value).__name__} where a list of texts belongs; stored as null"
-    fitted, why = zip(*(_text(item) for item in value)) if value else ((), ())
-    reasons = [reason for reason in why if reason is not None]
-    return (list(fitted), reasons[0]) if reasons else (value, None)
+    fits = [(None, None) if item is None else _text(item) for item in value]
+    reasons = [why for _, why in fits if why is not None]
+    return ([fitted for fitted, _ in fits], reasons[0]) if reasons else (value, None)
 
 
 def _boolean(value: Any) -> Fit:

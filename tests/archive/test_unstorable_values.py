@@ -167,3 +167,10 @@ def test_a_file_whose_rows_cannot_be_built_is_listed_with_a_reason(sample, monke
     outcome = index_file(file, json.dumps(document).encode())
     assert outcome.status == UNREADABLE
     assert "a shape nobody expected" in outcome.problem and "\n" not in outcome.problem
+
+
+def test_a_list_of_texts_keeps_its_nulls_and_mends_its_halves():
+    table = next(t for t in TABLES if t.name == "runs")
+    row = {c: None for c in table.column_names} | {"skills": ["triage", None, "caf\ud83d"]}
+    [note] = fit_rows(table, [row])
+    assert row["skills"] == ["triage", None, "caf\ufffd"] and "runs.skills" in note
