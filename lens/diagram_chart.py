@@ -44,6 +44,9 @@ FAINT_NODE_OPACITY = 0.3
 # Room above and below the drawing, in px: a ring or a label at the frame's edge stays whole.
 PAD = 6
 _LABEL_CHARS = 32
+# Nodes drawn in one scope at most; the rest are one "+N more" node (_capped).
+MAX_DRAWN_ACTORS = 40
+MORE_ACTORS = "more:actors"
 # A node's hover text, a line a field: the first is the tooltip's heading.
 HOVER_FIELDS = ("hover0", "hover1", "hover2", "hover3", "hover4")
 
@@ -278,7 +281,41 @@ def _scene(diagram: ArrowDiagram, index: int) -> _Scene:
         order.append(edge)
         if option.decider in nodes:
             arrows.append(SceneArrow(edge, "", "option" if option.not_taken else "faint"))
-    return _Scene(nodes, arrows, order)
+    return _capped(_Scene(nodes, arrows, order))
+
+
+def _capped(scene: _Scene) -> _Scene:
+    """At most :data:`MAX_DRAWN_ACTORS` nodes: past that, the actors of this
+    step first, then the earliest seen, and one "+N more" node standing for the
+    rest, their arrows drawn to it. A fork of thousands of branches cannot be
+    read as thousands of nodes, and laying them out grows with the square of
+    their number (a 4,000-branch fork took 48 s a page run)."""
+    if len(scene.nodes) <= MAX_DRAWN_ACTORS:
+        return scene
+    needed = {k for k, node in scene.nodes.items() if node.active}
+    needed |= {key for arrow in scene.arrows if arrow.style == "lit" for key in arrow.edge}
+    ordered = [k for k in scene.nodes if k in needed] + [k for k in scene.nodes if k not in needed]
+    kept = set(ordered[:MAX_DRAWN_ACTORS - 1])
+    hidden = [k for k in scene.nodes if k not in kept]
+    names = ", ".join(one_line(scene.nodes[k].actor.label, 30) for k in hidden[:6])
+    more = f"+{len(hidden):,} more"
+    hover = (f"{len(hidden):,} actors not drawn: {names}{', …' if len(hidden) > 6 else ''}",
+             "the raw events page lists every event")
+    nodes = {k: node for k, node in scene.nodes.items() if k in kept}
+    nodes[MORE_ACTORS] = _Node(Actor(MORE_ACTORS, more, STAGE, ""), more, hover,
+                               active=any(scene.nodes[k].active for k in hidden),
+                               faint=not any(scene.nodes[k].active for k in hidden))
+
+    def drawn(edge: Edge) -> Edge | None:
+        source, target = (key if key in kept else MORE_ACTORS for key in edge)
+        return None if source == target and edge[0] != edge[1] else (source, target)
+    arrows: dict[tuple[Edge, str], SceneArrow] = {}
+    for arrow in scene.arrows:
+        edge = drawn(arrow.edge)
+        if edge is not None:
+            arrows.setdefault((edge, arrow.style), SceneArrow(edge, arrow.label, arrow.style))
+    order = list(dict.fromkeys(e for e in map(drawn, scene.order_edges) if e is not None))
+    return _Scene(nodes, list(arrows.values()), order)
 
 
 def _pass_scene(passes: LoopPasses, index: int) -> _Scene:
