@@ -17,6 +17,7 @@ from pathlib import Path
 from stat import S_ISDIR, S_ISLNK, S_ISREG
 
 from archive.errors import ArchiveError
+from recorders.loading import read_regular_file
 
 RUN_SUFFIXES = (".json", ".json.gz")
 
@@ -148,16 +149,13 @@ def read_file(root: str | os.PathLike, file: str) -> bytes:
     if path is None:
         raise ArchiveError(f"{file} is a symlink to a file outside the archive folder; not read")
     try:
-        # Without blocking, and only a regular file: the file may have become a
-        # pipe (which would wait for a writer) or a device since it was listed.
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
-                             | getattr(os, "O_BINARY", 0))
-        with open(descriptor, "rb") as handle:
-            if not S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise ArchiveError(NOT_REGULAR.format(file=file))
-            return handle.read()
+        # The file may have become a pipe or a device since it was listed.
+        data = read_regular_file(path)
     except OSError as error:
         raise ArchiveError(f"cannot read {file}: {error.strerror or error}") from None
+    if data is None:
+        raise ArchiveError(NOT_REGULAR.format(file=file))
+    return data
 
 
 def resolve_inside(root: str | os.PathLike, file: str) -> Path | None:

@@ -124,21 +124,27 @@ class Recording:
 def load_path(path: str | os.PathLike) -> Recording:
     """Read and load a file; an unreadable path is a RecordingError too."""
     try:
-        # Opened without blocking, so a FIFO does not wait for a writer; only a
-        # regular file is read (a device such as /dev/zero never ends).
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
-                             | getattr(os, "O_BINARY", 0))
-        with open(descriptor, "rb") as handle:
-            regular = stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
-            data = handle.read() if regular else b""
+        data = read_regular_file(path)
     except OSError as exc:
         raise RecordingError(f"cannot read {os.fspath(path)!r}: {exc.strerror or exc}") from None
     except ValueError as exc:  # a NUL byte or an unencodable character in the name
         raise RecordingError(f"cannot read {os.fspath(path)!r}: {exc}") from None
-    if not regular:
+    if data is None:
         raise RecordingError(f"cannot read {os.fspath(path)!r}: not a regular file "
                              "(a folder, a pipe or a device)")
     return load_recording(data)
+
+
+def read_regular_file(path: str | os.PathLike) -> bytes | None:
+    """The bytes of the file at ``path``, or None when it is not a regular file.
+
+    Opened without blocking, so a FIFO does not wait for a writer, and read only
+    when regular (a device such as /dev/zero never ends). OSError as opening or
+    reading raises it."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                         | getattr(os, "O_BINARY", 0))
+    with open(descriptor, "rb") as handle:
+        return handle.read() if stat.S_ISREG(os.fstat(handle.fileno()).st_mode) else None
 
 
 def load_recording(data: bytes | bytearray | str, *, fast: bool = True) -> Recording:
