@@ -302,9 +302,9 @@ def _capped(scene: _Scene) -> _Scene:
     hover = (f"{len(hidden):,} actors not drawn: {names}{', …' if len(hidden) > 6 else ''}",
              "the raw events page lists every event")
     nodes = {k: node for k, node in scene.nodes.items() if k in kept}
+    hides_active = any(scene.nodes[k].active for k in hidden)
     nodes[MORE_ACTORS] = _Node(Actor(MORE_ACTORS, more, STAGE, ""), more, hover,
-                               active=any(scene.nodes[k].active for k in hidden),
-                               faint=not any(scene.nodes[k].active for k in hidden))
+                               active=hides_active, faint=not hides_active)
 
     def drawn(edge: Edge) -> Edge | None:
         source, target = (key if key in kept else MORE_ACTORS for key in edge)

@@ -35,7 +35,7 @@ def mend_lone_surrogates(document: Any) -> int:
     ``document``; return how many texts held one. Walks with a stack, so any
     depth the parser accepted is fine."""
     mended = 0
-    stack = [document]
+    stack = [document] if isinstance(document, (dict, list)) else []
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
@@ -47,19 +47,14 @@ def mend_lone_surrogates(document: Any) -> int:
                     renamed[name] = value  # names equal once mended: the last wins, as in JSON
                 node.clear()
                 node.update(renamed)
-            for name, value in node.items():
-                if isinstance(value, str):
-                    if LONE_SURROGATE.search(value):
-                        node[name], mended = LONE_SURROGATE.sub(REPLACEMENT, value), mended + 1
-                elif isinstance(value, (dict, list)):
-                    stack.append(value)
-        elif isinstance(node, list):
-            for index, value in enumerate(node):
-                if isinstance(value, str):
-                    if LONE_SURROGATE.search(value):
-                        node[index], mended = LONE_SURROGATE.sub(REPLACEMENT, value), mended + 1
-                elif isinstance(value, (dict, list)):
-                    stack.append(value)
+        # Values are replaced in place: neither a dict's size nor a list's changes.
+        entries = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in entries:
+            if isinstance(value, str):
+                if LONE_SURROGATE.search(value):
+                    node[key], mended = LONE_SURROGATE.sub(REPLACEMENT, value), mended + 1
+            elif isinstance(value, (dict, list)):
+                stack.append(value)
     return mended
 
 
