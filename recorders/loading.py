@@ -154,7 +154,7 @@ def load_recording(data: bytes | bytearray | str, *, fast: bool = True) -> Recor
     and it accepts them, otherwise (and with ``fast=False``, which the tests use
     to compare the two) by the json module: the result, or the error, is the same.
     """
-    raw = _unpacked(data)
+    raw = unpack(data)
     mended = 0
     with parsing(PARSE_RECURSION_LIMIT):
         parsed = _parse_fast(raw) if fast and isinstance(raw, bytes) else None
@@ -195,17 +195,12 @@ def parse_json(data: bytes | bytearray | str) -> Any:
 
 def _decode(data: bytes | bytearray | str) -> str:
     """The JSON text of ``data``; decompressed bytes are let go before parsing."""
-    return _text(_unpacked(data))
+    return _text(unpack(data))
 
 
 def unpack(data: bytes | bytearray | str) -> bytes | str:
     """The JSON bytes (or text) of ``data``, gzip undone; RecordingError when
     empty or not readable gzip. Loading what this returns does not unpack again."""
-    return _unpacked(data)
-
-
-def _unpacked(data: bytes | bytearray | str) -> bytes | str:
-    """``data``'s bytes decompressed (or its text), refused when empty."""
     if isinstance(data, (bytes, bytearray)):
         raw = bytes(data)
         if raw.startswith(_GZIP_MAGIC):
