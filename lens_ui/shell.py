@@ -10,7 +10,7 @@ import streamlit as st
 
 from recorders.loading import PARSE_RECURSION_LIMIT
 
-from lens_ui import session
+from lens_ui import collector, session
 from lens_ui.run_picker import run_picker
 from lens_ui.runs import LoadedRun
 
@@ -23,6 +23,7 @@ def open_page(title: str) -> LoadedRun | None:
     # No page_icon: a Material-symbol favicon is fetched from a font CDN, and
     # nothing on this page may make a request beyond the Lens server.
     st.set_page_config(page_title=f"{title} · Lens", layout="wide")
+    collector.settle_loaded_code()
     session.start_session()
     run = run_picker()
     missing = session.missing_upload()

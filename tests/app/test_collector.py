@@ -4,6 +4,8 @@ of the collector's walks, and a dropped run's cycles are freed later."""
 from __future__ import annotations
 
 import gc
+import sys
+import types
 import weakref
 
 from corpus_files import read_bytes, recording_path
@@ -59,3 +61,24 @@ def test_a_small_open_is_not_frozen():
     run = collector.open_kept(lambda: open_run(data), lambda r: r.recording.source_chars)
     assert gc.isenabled()
     assert _collected(run.recording.typed_events)
+
+
+def test_what_a_new_module_leaves_alive_is_frozen_once(monkeypatch):
+    monkeypatch.setattr(collector, "_modules_frozen", len(sys.modules))
+    loaded = types.ModuleType("lens_test_loaded_module")
+    loaded.table = [{"row": [n]} for n in range(100)]
+    monkeypatch.setitem(sys.modules, loaded.__name__, loaded)
+    assert _collected(loaded.table)
+    collector.settle_loaded_code()
+    assert not _collected(loaded.table)  # later full collections skip it
+    later = [{"row": [n]} for n in range(100)]
+    collector.settle_loaded_code()  # no module since: nothing frozen
+    assert _collected(later)
+
+
+def test_settling_is_off_with_the_policy(monkeypatch):
+    monkeypatch.setattr(collector, "ENABLED", False)
+    monkeypatch.setattr(collector, "_modules_frozen", 0)
+    alive = [{"row": [n]} for n in range(100)]
+    collector.settle_loaded_code()
+    assert _collected(alive)
