@@ -228,14 +228,19 @@ def _listed_runs(db: Path, generation: tuple, run_filter: RunFilter, page: int) 
 def _browse(job: IndexJob, label: str) -> None:
     generation = _generation(job)
     choices = _filter_choices(job.db, generation)
-    run_filter = _filters(choices)
+    # The answer (count and runs) is sent before the filter widgets that sit
+    # above it: the browser draws elements in the order they arrive, and sent
+    # first, the six widgets (unchanged but for the one just used) held the
+    # table back. Their values are in the session state before they are drawn.
+    filter_slot, page_slot = st.container(), st.container()
+    run_filter = _filter_in_state(choices)
     if choices.total == 0:
+        _draw_filters(filter_slot, choices, run_filter)
         st.info("No runs indexed yet.")
         _unreadable(choices)
         return
-    # The answer first (count and runs), the charts after it: the count and the
-    # table of a filter asked for the first time reach the browser while its
-    # charts are still being queried.
+    # The charts come last: the count and the table of a filter asked for the
+    # first time reach the browser while its charts are still being queried.
     requested = _requested_page()
     listed = _listed_runs(job.db, generation, run_filter, requested)
     matching = (listed.matching if listed.matching is not None
@@ -244,7 +249,6 @@ def _browse(job: IndexJob, label: str) -> None:
     if requested > pages:  # the filter now matches fewer runs: back to the first page
         st.session_state[PAGE] = 1
         listed = _listed_runs(job.db, generation, run_filter, 1)
-    _page_number(pages)
     frame = listed.runs
     st.caption(f"{matching:,} of {choices.total:,} runs match" +
                (f"; runs {listed.offset + 1:,}–{listed.offset + len(frame):,} in this order "
@@ -252,11 +256,25 @@ def _browse(job: IndexJob, label: str) -> None:
     selection = st.dataframe(frame, key=TABLE, on_select="rerun",
                              selection_mode="multi-row", hide_index=True,
                              width="stretch", column_config=_COLUMNS)
+    _draw_filters(filter_slot, choices, run_filter)
+    with page_slot:
+        _page_number(pages)
     rows = list(getattr(getattr(selection, "selection", None), "rows", []) or [])
     chosen = [frame["file"].iloc[i] for i in rows if 0 <= i < len(frame)]
     _actions(label, chosen)
     _charts(_filter_charts(job.db, generation, run_filter))
     _unreadable(choices)
+
+
+def _draw_filters(slot, choices: _FilterChoices, shown: RunFilter) -> None:
+    """The filter widgets, in ``slot``. When they report another filter than the
+    one shown (a widget dropped a value it no longer offers, such as an agent
+    gone from a re-indexed folder), the page is drawn again with theirs, once."""
+    with slot:
+        drawn = _filters(choices)
+    if drawn != shown and st.session_state.get(_REDRAWN_FOR) != drawn:
+        st.session_state[_REDRAWN_FOR] = drawn
+        st.rerun()
 
 
 def _requested_page() -> int:
@@ -272,26 +290,52 @@ def _page_number(pages: int) -> None:
                         width=160)
 
 
+_AGENTS, _STATUS, _SORT = "lens.archive.agents", "lens.archive.status", "lens.archive.sort"
+_TEXT, _FAILED, _DATES = "lens.archive.text", "lens.archive.failed", "lens.archive.dates"
+_REDRAWN_FOR = "lens.archive.redrawn_for"  # the filter the widgets last forced a redraw for
+
+
 def _filters(choices: _FilterChoices) -> RunFilter:
     first, second, third = st.columns([3, 2, 2])
-    chosen_agents = first.multiselect("Agent", choices.agents, key="lens.archive.agents",
-                                      placeholder="every agent")
-    status = second.segmented_control("Outcome", STATUSES, default="all",
-                                      key="lens.archive.status") or "all"
-    sort = third.selectbox("Order", list(SORTS), key="lens.archive.sort")
+    first.multiselect("Agent", choices.agents, key=_AGENTS, placeholder="every agent")
+    second.segmented_control("Outcome", STATUSES, default="all", key=_STATUS)
+    third.selectbox("Order", list(SORTS), key=_SORT)
     fourth, fifth, sixth = st.columns([3, 2, 2])
-    text = fourth.text_input("Search", key="lens.archive.text",
-                             placeholder="user messages, answers, errors, failed tools' output")
-    failed = fifth.checkbox("Only runs with a failed tool", key="lens.archive.failed")
+    fourth.text_input("Search", key=_TEXT,
+                      placeholder="user messages, answers, errors, failed tools' output")
+    fifth.checkbox("Only runs with a failed tool", key=_FAILED)
+    span = _start_span(choices)
+    if span is not None:
+        low, high = span
+        sixth.date_input("Started between", value=(low, high), min_value=low,
+                         max_value=high, key=_DATES)
+    return _filter_in_state(choices)
+
+
+def _filter_in_state(choices: _FilterChoices) -> RunFilter:
+    """The filter the widgets hold (their values from this rerun's session
+    state; each widget's default before it was first drawn)."""
+    state = st.session_state
+    agents = state.get(_AGENTS) or ()
+    sort = state.get(_SORT)
+    text = state.get(_TEXT)
     since = until = None
-    if choices.first_start is not None:
-        low, high = choices.first_start.date(), choices.last_start.date()
-        picked = sixth.date_input("Started between", value=(low, high), min_value=low,
-                                  max_value=high, key="lens.archive.dates")
+    span = _start_span(choices)
+    if span is not None:
+        picked = state.get(_DATES, span)
         if isinstance(picked, (tuple, list)) and len(picked) == 2:
             since, until = picked
-    return RunFilter(agents=tuple(chosen_agents), status=status, failed_tools_only=failed,
-                     text=text, since=since, until=until, sort=sort)
+    return RunFilter(agents=tuple(agents), status=state.get(_STATUS) or "all",
+                     failed_tools_only=bool(state.get(_FAILED, False)),
+                     text=text if isinstance(text, str) else "", since=since, until=until,
+                     sort=sort if sort in SORTS else next(iter(SORTS)))
+
+
+def _start_span(choices: _FilterChoices) -> tuple[dt.date, dt.date] | None:
+    """The first and last start date indexed, which bound the date filter."""
+    if choices.first_start is None:
+        return None
+    return choices.first_start.date(), choices.last_start.date()
 
 
 def _charts(shown: _FilterCharts) -> None:

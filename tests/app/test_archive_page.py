@@ -191,3 +191,60 @@ def test_the_table_is_paged_and_the_pages_cover_every_matching_run_once(
     assert len(app.dataframe[0].value) == min(20, expected)
     if expected > 20:
         assert "; runs 1–20 in this order" in matching(app)
+
+
+def _element_order(monkeypatch) -> list[str]:
+    """The kinds of the elements a run sends, in the order it sends them."""
+    from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
+
+    sent: list[str] = []
+    enqueue = ForwardMsgQueue.enqueue
+
+    def recording(queue, msg):
+        if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            element = msg.delta.new_element
+            kind = element.WhichOneof("type")
+            body = getattr(element, kind)
+            # A caption by its text, a widget by its id (which holds its key).
+            sent.append(f"{kind}:{body.body}" if kind == "markdown" else
+                        f"{kind}:{getattr(body, 'id', '')}")
+        return enqueue(queue, msg)
+
+    monkeypatch.setattr(ForwardMsgQueue, "enqueue", recording)
+    return sent
+
+
+def test_the_count_and_the_runs_are_sent_before_the_filters_above_them(
+        app, configured, monkeypatch):
+    # The browser draws elements in the order they arrive: the answer to a
+    # filter change is drawn before the unchanged widgets are redrawn.
+    archive_page(app)
+    sent = _element_order(monkeypatch)
+    app.checkbox(key="lens.archive.failed").check().run()
+    no_exception(app)
+    def at(*words: str) -> int:
+        return next(i for i, sent_kind in enumerate(sent) if all(w in sent_kind for w in words))
+
+    count, table = at("runs match"), at("dataframe")
+    widgets = [at(key) for key in ("lens.archive.agents", "lens.archive.status",
+                                   "lens.archive.sort", "lens.archive.text",
+                                   "lens.archive.failed", "lens.archive.dates")]
+    assert count < table < min(widgets)
+    assert max(widgets) < at("vega_lite_chart")
+    # On screen they are still above the table, in the order the page lays out.
+    keys = [w.key for w in app.main if getattr(w, "key", None)]
+    assert keys.index("lens.archive.agents") < keys.index("lens.archive.failed") < keys.index(
+        "lens.archive.table")
+
+
+def test_a_filter_value_the_widgets_no_longer_offer_is_dropped_from_the_table(
+        app, configured):
+    total = len(manifest()["files"])
+    archive_page(app)
+    app.session_state["lens.archive.agents"] = ["an agent this folder never had"]
+    app.run()
+    no_exception(app)
+    # The widget shows no agent chosen, and the table and count agree with it.
+    assert app.multiselect(key="lens.archive.agents").value == []
+    assert matching(app).startswith(f"{total} of {total} runs match")
+    assert len(app.dataframe[0].value) == total
