@@ -8,7 +8,7 @@ message, the final answer, the run's error and the results of failed tools.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 # Sort label → ORDER BY (fixed text, chosen by label only).
@@ -35,6 +35,10 @@ class RunFilter:
     since: dt.date | None = None
     until: dt.date | None = None  # inclusive
     sort: str = "newest first"
+    # The files of the runs the text matches, when a caller looked them up
+    # (text_hits_sql): the text test is then a lookup among them instead of a
+    # scan of every run's text (what refining a search costs).
+    text_hits: tuple[str, ...] | None = field(default=None, repr=False)
 
     def where(self) -> tuple[str, list[Any]]:
         """The WHERE clause (``TRUE`` when nothing is filtered) and its parameters."""
@@ -50,13 +54,13 @@ class RunFilter:
         if self.failed_tools_only:
             clauses.append("failed_tool_calls > 0")
         if self.text.strip():
-            # A plain substring test of lowered text: no pattern characters to
-            # escape, and several times faster than ILIKE with ESCAPE.
-            clauses.append(
-                "(contains(lower(user_message), ?) OR contains(lower(final_answer), ?) "
-                "OR contains(lower(error), ?) OR file IN (SELECT file FROM tool_calls "
-                "WHERE error AND contains(lower(result_text), ?)))")
-            params.extend([self.text.strip().lower()] * 4)
+            if self.text_hits is not None:
+                clauses.append("file IN (SELECT unnest(?::VARCHAR[]))")
+                params.append(list(self.text_hits))
+            else:
+                clause, text_params = _text_test(self.text)
+                clauses.append(clause)
+                params.extend(text_params)
         if self.since is not None:
             clauses.append("started_at >= ?")
             params.append(dt.datetime.combine(self.since, dt.time.min))
@@ -67,6 +71,25 @@ class RunFilter:
 
     def order_by(self) -> str:
         return SORTS.get(self.sort, SORTS["newest first"])
+
+
+def _text_test(text: str) -> tuple[str, list[Any]]:
+    """Whether a run's user message, final answer, error or a failed tool's
+    result holds ``text``, ignoring case."""
+    # A plain substring test of lowered text: no pattern characters to escape,
+    # and several times faster than ILIKE with ESCAPE.
+    return ("(contains(lower(user_message), ?) OR contains(lower(final_answer), ?) "
+            "OR contains(lower(error), ?) OR file IN (SELECT file FROM tool_calls "
+            "WHERE error AND contains(lower(result_text), ?)))",
+            [text.strip().lower()] * 4)
+
+
+def text_hits_sql(text: str, most: int) -> tuple[str, list[Any]]:
+    """The files of the runs ``text`` matches, at most ``most + 1`` of them: more
+    than ``most`` says the text is too common to be worth listing (a scan that
+    finds that many stops there)."""
+    clause, params = _text_test(text)
+    return f"SELECT file FROM runs WHERE {clause} LIMIT {int(most) + 1}", params
 
 
 def page_sql(run_filter: RunFilter, limit: int, offset: int = 0) -> tuple[str, list[Any]]:

@@ -11,7 +11,7 @@ charts' axis labels (drawn as text, never markup).
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ import streamlit as st
 from archive.errors import ArchiveError
 from archive.filters import (SORTS, STATUSES, RunFilter, chosen_runs_sql, count_sql,
                              failures_by_tool_sql, page_and_count_sql, page_sql,
-                             runs_over_time_sql, tokens_by_agent_sql)
+                             runs_over_time_sql, text_hits_sql, tokens_by_agent_sql)
 from lens import archive_charts
 from lens.text import markdown_literal
 from lens_ui import session
@@ -31,6 +31,11 @@ from lens_ui.archive_jobs import IndexJob, current_job, reader, start_job
 from lens_ui.archive_source import archive_choice
 
 PAGE_ROWS = 100  # a page of the table; more is paged, not sent
+# A search's runs are listed (and later filters look among them) up to this
+# many; past it a filter tests the text again. Over 100,000 runs, a filter
+# among 2,000 listed runs answers in 11-21 ms against 46-53 ms for the text
+# test, and at 20,000 listed runs the list costs more than the test.
+TEXT_HITS_MOST = 2_000
 FOLDER = "lens.archive.folder"
 TABLE = "lens.archive.table"
 PAGE = "lens.archive.page"
@@ -178,7 +183,29 @@ def _filter_choices(db: Path, generation: tuple) -> _FilterChoices:
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
+def _text_hits(db: Path, generation: tuple, text: str) -> tuple[str, ...] | None:
+    """The files of the runs ``text`` (lowered) matches; None when there are
+    more than :data:`TEXT_HITS_MOST`."""
+    con = reader(db).cursor()
+    try:
+        found = con.execute(*text_hits_sql(text, TEXT_HITS_MOST)).fetchall()
+    finally:
+        con.close()
+    return None if len(found) > TEXT_HITS_MOST else tuple(row[0] for row in found)
+
+
+def _answered(db: Path, generation: tuple, run_filter: RunFilter) -> RunFilter:
+    """``run_filter`` with its text test answered by the runs the text matches,
+    when they are few: a search asked once, each filter after it on the same
+    text looks among its runs instead of reading every run's text again."""
+    text = run_filter.text.strip().lower()
+    hits = _text_hits(db, generation, text) if text else None
+    return run_filter if hits is None else replace(run_filter, text_hits=hits)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
 def _matching(db: Path, generation: tuple, run_filter: RunFilter) -> int:
+    run_filter = _answered(db, generation, run_filter)
     con = reader(db).cursor()
     try:
         sql, params = count_sql(run_filter)
@@ -189,6 +216,7 @@ def _matching(db: Path, generation: tuple, run_filter: RunFilter) -> int:
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _filter_charts(db: Path, generation: tuple, run_filter: RunFilter) -> _FilterCharts:
+    run_filter = _answered(db, generation, run_filter)
     con = reader(db).cursor()  # its own connection: the temporary table is its alone
     try:
         source = "runs"
@@ -212,6 +240,7 @@ def _filter_charts(db: Path, generation: tuple, run_filter: RunFilter) -> _Filte
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _listed_runs(db: Path, generation: tuple, run_filter: RunFilter, page: int) -> _ListedRuns:
+    run_filter = _answered(db, generation, run_filter)
     con = reader(db).cursor()
     try:
         offset = (page - 1) * PAGE_ROWS

@@ -248,3 +248,26 @@ def test_a_filter_value_the_widgets_no_longer_offer_is_dropped_from_the_table(
     assert app.multiselect(key="lens.archive.agents").value == []
     assert matching(app).startswith(f"{total} of {total} runs match")
     assert len(app.dataframe[0].value) == total
+
+
+@pytest.mark.parametrize("most", [1, 2_000])  # a common text tested again; few runs listed
+def test_a_search_refined_by_a_filter_counts_what_the_index_holds(
+        app, configured, monkeypatch, most):
+    from archive.database import default_db_path
+    from archive.filters import RunFilter, count_sql
+    from lens_ui import archive_page as page_module
+    from lens_ui.archive_jobs import reader
+
+    monkeypatch.setattr(page_module, "TEXT_HITS_MOST", most)
+    total = len(manifest()["files"])
+    archive_page(app)
+    index = reader(default_db_path(configured)).cursor()
+    for failed in (False, True, False):
+        app.text_input(key="lens.archive.text").input("The").run()
+        app.checkbox(key="lens.archive.failed").set_value(failed).run()
+        no_exception(app)
+        expected = index.execute(
+            *count_sql(RunFilter(text="the", failed_tools_only=failed))).fetchone()[0]
+        assert 0 < expected < total
+        assert matching(app).startswith(f"{expected} of {total} runs match")
+        assert len(app.dataframe[0].value) == expected

@@ -9,7 +9,7 @@ import duckdb
 
 from archive.filters import (RunFilter, chosen_runs_sql, count_sql, failures_by_tool_sql,
                              page_and_count_sql, page_sql,
-                             runs_over_time_sql, tokens_by_agent_sql)
+                             runs_over_time_sql, text_hits_sql, tokens_by_agent_sql)
 from lens import archive_charts
 
 
@@ -172,3 +172,27 @@ def test_a_page_that_counts_its_filter_lists_and_counts_what_the_two_queries_do(
         assert [r["file"] for r in counted] == [r["file"] for r in rows(db, page_sql(searched, 10,
                                                                                        offset))]
     assert rows(db, page_and_count_sql(searched, 10, total)) == []  # past the end: no count
+
+
+def test_a_filter_among_a_searchs_runs_answers_as_the_text_test_does(indexed_sample, facts):
+    _, db, _ = indexed_sample
+    failing = next(e for e in facts["files"] if e["failedToolCalls"])
+    words = [max(e["userMessage"].split(), key=len) for e in facts["files"][:6]
+             if e.get("userMessage")] + ["the", "no run says this: q7x9z", "  The  "]
+    for word in words:
+        hits = tuple(r["file"] for r in rows(db, text_hits_sql(word.strip().lower(), 10_000)))
+        for refined in (RunFilter(text=word), RunFilter(text=word, failed_tools_only=True),
+                        RunFilter(text=word, agents=(failing["agent"],), sort="most tokens")):
+            among = RunFilter(**{**refined.__dict__, "text_hits": hits})
+            assert rows(db, page_sql(among, 1000)) == rows(db, page_sql(refined, 1000)), word
+            assert rows(db, count_sql(among)) == rows(db, count_sql(refined)), word
+            assert (rows(db, page_and_count_sql(among, 5, 1))
+                    == rows(db, page_and_count_sql(refined, 5, 1))), word
+
+
+def test_a_common_text_is_not_listed_past_the_bound(indexed_sample, facts):
+    _, db, _ = indexed_sample
+    total = rows(db, count_sql(RunFilter(text="the")))[0]["count_star()"]
+    assert total > 4
+    assert len(rows(db, text_hits_sql("the", 3))) == 4  # one past the bound says "more"
+    assert len(rows(db, text_hits_sql("the", total))) == total
