@@ -7,6 +7,10 @@ would cost if drawing a step cost nothing. Run by ``benchmarks/bench_browser.py`
 
 import streamlit as st
 
+from anchor_collector import freeze_if_asked
+
+freeze_if_asked()  # the frozen anchor only (see anchor_collector.py)
+
 STEPS = 100_000
 
 st.set_page_config(page_title="trivial stepper", layout="wide")

@@ -9,6 +9,10 @@ page's filter would cost if answering it cost nothing. Run by
 
 import streamlit as st
 
+from anchor_collector import freeze_if_asked
+
+freeze_if_asked()  # the frozen anchor only (see anchor_collector.py)
+
 TOTAL, FAILED = 100_000, 12_345
 
 st.set_page_config(page_title="trivial filter", layout="wide")
