@@ -209,7 +209,8 @@ def format_table(report: dict) -> str:
                                     f"{browser['ratio_served_open']:.2f}x", "<= 1.4x",
                                     _met(browser.get("served_open_met"))))
         for case, ratio in browser.get("against_frozen_trivial", {}).items():
-            lines.append(row.format(f"    {case} / trivial app, collector frozen", "", "",
+            short = "served context open" if case.startswith("lens, served") else case
+            lines.append(row.format(f"    {short} / frozen trivial app", "", "",
                                     f"{ratio:.2f}x", "(reported)", ""))
         for case, ratio in browser.get("step_drawn_ratios", {}).items():
             lines.append(row.format(f"    whole step drawn, {case} / trivial app", "", "",
