@@ -32,6 +32,8 @@ from benchmarks.timing import median, percentile
 BROWSER_TARGET = 1.2
 SERVED_OPEN_TARGET = 1.4  # with the served context open
 SERVED_CASE = "lens, served context open"
+SMALL_CASE = "lens, small run"  # reported: a 0.5 MB run of 10 steps, stepped back and forth
+SMALL_RUN = "agent-refund-multi-tools-error"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
@@ -128,8 +130,11 @@ def wait_idle(page) -> None:
 class SteppedPage:
     """A page on one app, pressing N and timing each step."""
 
-    def __init__(self, browser, server: StreamlitServer, name: str) -> None:
+    def __init__(self, browser, server: StreamlitServer, name: str,
+                 bounce: bool = False) -> None:
         self.name = name
+        # A short run is stepped back and forth (N to its last step, then P).
+        self.bounce, self.forward = bounce, True
         self.context = browser.new_context(viewport={"width": 1440, "height": 1000},
                                            base_url=server.url, accept_downloads=False)
         self.context.set_default_timeout(WAIT_MS)
@@ -176,13 +181,15 @@ class SteppedPage:
     def press(self) -> None:
         page = self.page
         number, total = page.evaluate(CURRENT_STEP)
-        if number >= total:
+        if self.bounce and total > 1:
+            self.forward = number < total and (self.forward or number <= 1)
+        elif number >= total:
             raise RuntimeError(f"{self.name}: at the last step, cannot step further")
-        want = f"step {number + 1} of "
+        want = f"step {number + 1 if self.forward else number - 1} of "
         page.evaluate("(want) => Object.assign(window.__bench, "
                       "{want, t0: null, seen: null, shown: null, settled: null, drawn: null})",
                       want)
-        page.keyboard.press("N")
+        page.keyboard.press("N" if self.forward else "P")
         page.wait_for_function("() => window.__bench.shown !== null", timeout=WAIT_MS)
         # An attribute change wakes the observer when the run ends without a
         # mutation of its own; poll as well so a quiet end is still seen.
@@ -217,6 +224,8 @@ def measure_browser(presses: int, rounds: int, with_scaled: bool | None = None,
     uploads = {"lens": (agent, None), SERVED_CASE: (agent, "Served context")}
     if with_scaled:
         uploads["lens 20x"] = (scaled_path(20), None)
+        # Most runs are this size: under collector.MIN_CHARS, so its open is not frozen.
+        uploads[SMALL_CASE] = (corpus_path(SMALL_RUN), None)
     with _server(TRIVIAL_APP, "trivial") as trivial, \
             _server(TRIVIAL_APP, "trivial-frozen", {FREEZE_ENV: "1"}) as frozen, \
             _server(lens_app, "lens") as lens, sync_playwright() as playwright:
@@ -227,7 +236,7 @@ def measure_browser(presses: int, rounds: int, with_scaled: bool | None = None,
                      FROZEN_TRIVIAL: SteppedPage(browser, frozen, FROZEN_TRIVIAL)}
             opened = {name: page.open() for name, page in pages.items()}
             for name, (path, expand) in uploads.items():
-                pages[name] = SteppedPage(browser, lens, name)
+                pages[name] = SteppedPage(browser, lens, name, bounce=name == SMALL_CASE)
                 opened[name] = pages[name].open(upload=path, expand=expand)
             for page in pages.values():  # one unmeasured press each: first-use costs
                 page.press()

@@ -201,6 +201,11 @@ def format_table(report: dict) -> str:
         if "ratio" in browser:
             lines.append(row.format("5 browser: lens / trivial app", "", "",
                                     f"{browser['ratio']:.2f}x", "<= 1.2x", _met(browser.get("met"))))
+        small = browser.get("cases", {}).get("lens, small run")
+        if small:
+            lines.append(row.format("    lens, small run / trivial app", "", "",
+                                    f"{small['median_ms'] / browser['cases']['trivial']['median_ms']:.2f}x",
+                                    "(reported)", ""))
         if "ratio_20x" in browser:
             lines.append(row.format("    lens 20x / trivial app", "", "",
                                     f"{browser['ratio_20x']:.2f}x", "(reported)", ""))
@@ -209,7 +214,7 @@ def format_table(report: dict) -> str:
                                     f"{browser['ratio_served_open']:.2f}x", "<= 1.4x",
                                     _met(browser.get("served_open_met"))))
         for case, ratio in browser.get("against_frozen_trivial", {}).items():
-            short = "served context open" if case.startswith("lens, served") else case
+            short = {"lens, served context open": "served context open"}.get(case, case)
             lines.append(row.format(f"    {short} / frozen trivial app", "", "",
                                     f"{ratio:.2f}x", "(reported)", ""))
         for case, ratio in browser.get("step_drawn_ratios", {}).items():
