@@ -3,12 +3,15 @@
 Everything a person types or picks is a bound parameter, never SQL text; the
 column to sort by is one of :data:`SORTS`. Text search looks in the user's
 message, the final answer, the run's error and the results of failed tools.
+A search's runs can be kept as a table of their own (:func:`text_hits_sql`);
+every builder takes the table it reads (``source``), so the filters refining
+a search read that table instead of testing every run's text again.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
 # Sort label → ORDER BY (fixed text, chosen by label only).
@@ -35,10 +38,6 @@ class RunFilter:
     since: dt.date | None = None
     until: dt.date | None = None  # inclusive
     sort: str = "newest first"
-    # The files of the runs the text matches, when a caller looked them up
-    # (text_hits_sql): the text test is then a lookup among them instead of a
-    # scan of every run's text (what refining a search costs).
-    text_hits: tuple[str, ...] | None = field(default=None, repr=False)
 
     def where(self) -> tuple[str, list[Any]]:
         """The WHERE clause (``TRUE`` when nothing is filtered) and its parameters."""
@@ -54,13 +53,9 @@ class RunFilter:
         if self.failed_tools_only:
             clauses.append("failed_tool_calls > 0")
         if self.text.strip():
-            if self.text_hits is not None:
-                clauses.append("file IN (SELECT unnest(?::VARCHAR[]))")
-                params.append(list(self.text_hits))
-            else:
-                clause, text_params = _text_test(self.text)
-                clauses.append(clause)
-                params.extend(text_params)
+            clause, text_params = _text_test(self.text)
+            clauses.append(clause)
+            params.extend(text_params)
         if self.since is not None:
             clauses.append("started_at >= ?")
             params.append(dt.datetime.combine(self.since, dt.time.min))
@@ -71,6 +66,10 @@ class RunFilter:
 
     def order_by(self) -> str:
         return SORTS.get(self.sort, SORTS["newest first"])
+
+    def without_text(self) -> RunFilter:
+        """The same filter over runs that match its text already (a search's hits)."""
+        return replace(self, text="")
 
 
 def _text_test(text: str) -> tuple[str, list[Any]]:
@@ -85,38 +84,42 @@ def _text_test(text: str) -> tuple[str, list[Any]]:
 
 
 def text_hits_sql(text: str, most: int) -> tuple[str, list[Any]]:
-    """The files of the runs ``text`` matches, at most ``most + 1`` of them: more
-    than ``most`` says the text is too common to be worth listing (a scan that
-    finds that many stops there)."""
+    """The runs ``text`` matches, with :data:`LIST_COLUMNS`, at most ``most + 1``
+    of them: more than ``most`` says the text is too common to be worth keeping
+    (a scan that finds that many stops there). A table of them is a source the
+    other builders read with the filter's :meth:`RunFilter.without_text`."""
     clause, params = _text_test(text)
-    return f"SELECT file FROM runs WHERE {clause} LIMIT {int(most) + 1}", params
+    return (f"SELECT {', '.join(LIST_COLUMNS)} FROM runs WHERE {clause} "
+            f"LIMIT {int(most) + 1}", params)
 
 
-def page_sql(run_filter: RunFilter, limit: int, offset: int = 0) -> tuple[str, list[Any]]:
+def page_sql(run_filter: RunFilter, limit: int, offset: int = 0,
+             source: str = "runs") -> tuple[str, list[Any]]:
     """``limit`` matching runs after the first ``offset``, in the filter's order."""
-    return _page(run_filter, ", ".join(LIST_COLUMNS), limit, offset)
+    return _page(run_filter, ", ".join(LIST_COLUMNS), limit, offset, source)
 
 
-def page_and_count_sql(run_filter: RunFilter, limit: int,
-                       offset: int = 0) -> tuple[str, list[Any]]:
+def page_and_count_sql(run_filter: RunFilter, limit: int, offset: int = 0,
+                       source: str = "runs") -> tuple[str, list[Any]]:
     """:func:`page_sql` with every row also carrying ``matching``, the count of
     all the filter's runs: one scan instead of two. It pays when the filter's
     own test is what costs (a text search reads every run's text); otherwise
     counting the runs to number them costs more than a second, cheap scan."""
     return _page(run_filter, ", ".join(LIST_COLUMNS) + ", count(*) OVER () AS matching",
-                 limit, offset)
+                 limit, offset, source)
 
 
-def _page(run_filter: RunFilter, columns: str, limit: int,
-          offset: int) -> tuple[str, list[Any]]:
+def _page(run_filter: RunFilter, columns: str, limit: int, offset: int,
+          source: str) -> tuple[str, list[Any]]:
     where, params = run_filter.where()
-    return (f"SELECT {columns} FROM runs WHERE {where} ORDER BY {run_filter.order_by()} "
+    return (f"SELECT {columns} FROM {_table(source)} WHERE {where} "
+            f"ORDER BY {run_filter.order_by()} "
             f"LIMIT {int(limit)} OFFSET {max(int(offset), 0)}", params)
 
 
-def count_sql(run_filter: RunFilter) -> tuple[str, list[Any]]:
+def count_sql(run_filter: RunFilter, source: str = "runs") -> tuple[str, list[Any]]:
     where, params = run_filter.where()
-    return f"SELECT count(*) FROM runs WHERE {where}", params
+    return f"SELECT count(*) FROM {_table(source)} WHERE {where}", params
 
 
 # The columns the charts read, for a table of one filter's runs (see chosen_runs_sql).

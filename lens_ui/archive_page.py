@@ -11,12 +11,13 @@ charts' axis labels (drawn as text, never markup).
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from archive.errors import ArchiveError
@@ -31,11 +32,14 @@ from lens_ui.archive_jobs import IndexJob, current_job, reader, start_job
 from lens_ui.archive_source import archive_choice
 
 PAGE_ROWS = 100  # a page of the table; more is paged, not sent
-# A search's runs are listed (and later filters look among them) up to this
-# many; past it a filter tests the text again. Over 100,000 runs, a filter
-# among 2,000 listed runs answers in 11-21 ms against 46-53 ms for the text
-# test, and at 20,000 listed runs the list costs more than the test.
-TEXT_HITS_MOST = 2_000
+# A search's runs are kept as a table (up to this many, about 5 MB at most)
+# that the filters refining it read instead of every run's text. Over 100,000
+# runs a refined page and count took 15-68 ms over the runs and takes 4-9 ms
+# over a table of 761-10,000 hits; keeping the table costs about what the
+# search's first page did (31-68 ms against 52-68). Past this many hits, the
+# filters test the text again.
+TEXT_HITS_MOST = 10_000
+TEXT_HITS = "text_hits"  # the name a connection gives the kept table
 FOLDER = "lens.archive.folder"
 TABLE = "lens.archive.table"
 PAGE = "lens.archive.page"
@@ -182,33 +186,37 @@ def _filter_choices(db: Path, generation: tuple) -> _FilterChoices:
     return _FilterChoices(agents, first, last, total, unreadable)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def _text_hits(db: Path, generation: tuple, text: str) -> tuple[str, ...] | None:
-    """The files of the runs ``text`` (lowered) matches; None when there are
-    more than :data:`TEXT_HITS_MOST`."""
+# At most ~5 MB each: a few searches' worth, shared by every session.
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _text_hits(db: Path, generation: tuple, text: str) -> pa.Table | None:
+    """The runs ``text`` (lowered) matches; None when there are more than
+    :data:`TEXT_HITS_MOST`."""
     con = reader(db).cursor()
     try:
-        found = con.execute(*text_hits_sql(text, TEXT_HITS_MOST)).fetchall()
+        sql, params = text_hits_sql(text, TEXT_HITS_MOST)
+        found = con.sql(sql, params=params).to_arrow_table()
     finally:
         con.close()
-    return None if len(found) > TEXT_HITS_MOST else tuple(row[0] for row in found)
+    return None if found.num_rows > TEXT_HITS_MOST else found
 
 
-def _answered(db: Path, generation: tuple, run_filter: RunFilter) -> RunFilter:
-    """``run_filter`` with its text test answered by the runs the text matches,
-    when they are few: a search asked once, each filter after it on the same
-    text looks among its runs instead of reading every run's text again."""
+def _source(con, db: Path, generation: tuple, run_filter: RunFilter) -> tuple[RunFilter, str]:
+    """What ``con`` reads for ``run_filter``: the table of its search's runs
+    (registered on ``con``) with the rest of the filter, when the search's runs
+    are few enough to keep; else every run, with the whole filter."""
     text = run_filter.text.strip().lower()
     hits = _text_hits(db, generation, text) if text else None
-    return run_filter if hits is None else replace(run_filter, text_hits=hits)
+    if hits is None:
+        return run_filter, "runs"
+    con.register(TEXT_HITS, hits)
+    return run_filter.without_text(), TEXT_HITS
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _matching(db: Path, generation: tuple, run_filter: RunFilter) -> int:
-    run_filter = _answered(db, generation, run_filter)
     con = reader(db).cursor()
     try:
-        sql, params = count_sql(run_filter)
+        sql, params = count_sql(*_source(con, db, generation, run_filter))
         return con.execute(sql, params).fetchone()[0]
     finally:
         con.close()
@@ -216,10 +224,9 @@ def _matching(db: Path, generation: tuple, run_filter: RunFilter) -> int:
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _filter_charts(db: Path, generation: tuple, run_filter: RunFilter) -> _FilterCharts:
-    run_filter = _answered(db, generation, run_filter)
     con = reader(db).cursor()  # its own connection: the temporary table is its alone
     try:
-        source = "runs"
+        run_filter, source = _source(con, db, generation, run_filter)
         if run_filter.text.strip():
             # Text search is the filter that costs: evaluated once into a table of
             # the chosen runs, not once per chart (over 100,000 runs about a third
@@ -240,14 +247,15 @@ def _filter_charts(db: Path, generation: tuple, run_filter: RunFilter) -> _Filte
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _listed_runs(db: Path, generation: tuple, run_filter: RunFilter, page: int) -> _ListedRuns:
-    run_filter = _answered(db, generation, run_filter)
     con = reader(db).cursor()
     try:
         offset = (page - 1) * PAGE_ROWS
-        # A text search reads every run's text: the same scan counts them too.
+        # A search reads every run's text, or its table of hits: the same scan
+        # counts them too.
         counted = bool(run_filter.text.strip())
         build = page_and_count_sql if counted else page_sql
-        frame = con.execute(*build(run_filter, PAGE_ROWS, offset)).df()
+        kept, source = _source(con, db, generation, run_filter)
+        frame = con.execute(*build(kept, PAGE_ROWS, offset, source)).df()
         matching = int(frame["matching"].iloc[0]) if counted and len(frame) else None
         return _ListedRuns(offset, _table(frame), matching)
     finally:

@@ -174,20 +174,37 @@ def test_a_page_that_counts_its_filter_lists_and_counts_what_the_two_queries_do(
     assert rows(db, page_and_count_sql(searched, 10, total)) == []  # past the end: no count
 
 
-def test_a_filter_among_a_searchs_runs_answers_as_the_text_test_does(indexed_sample, facts):
+def test_a_filter_over_a_searchs_table_answers_as_the_text_test_does(indexed_sample, facts):
     _, db, _ = indexed_sample
+    con = duckdb.connect(str(db), read_only=True)
     failing = next(e for e in facts["files"] if e["failedToolCalls"])
     words = [max(e["userMessage"].split(), key=len) for e in facts["files"][:6]
              if e.get("userMessage")] + ["the", "no run says this: q7x9z", "  The  "]
-    for word in words:
-        hits = tuple(r["file"] for r in rows(db, text_hits_sql(word.strip().lower(), 10_000)))
-        for refined in (RunFilter(text=word), RunFilter(text=word, failed_tools_only=True),
-                        RunFilter(text=word, agents=(failing["agent"],), sort="most tokens")):
-            among = RunFilter(**{**refined.__dict__, "text_hits": hits})
-            assert rows(db, page_sql(among, 1000)) == rows(db, page_sql(refined, 1000)), word
-            assert rows(db, count_sql(among)) == rows(db, count_sql(refined)), word
-            assert (rows(db, page_and_count_sql(among, 5, 1))
-                    == rows(db, page_and_count_sql(refined, 5, 1))), word
+
+    def answer(sql_params):
+        return con.execute(*sql_params).fetchall()
+
+    try:
+        for word in words:
+            sql, params = text_hits_sql(word.strip().lower(), 10_000)
+            hits = con.cursor()
+            hits.register("hits", con.sql(sql, params=params).to_arrow_table())
+            for refined in (RunFilter(text=word),
+                            RunFilter(text=word, failed_tools_only=True),
+                            RunFilter(text=word, agents=(failing["agent"],), sort="most tokens")):
+                kept = refined.without_text()
+                assert (hits.execute(*page_sql(kept, 1000, source="hits")).fetchall()
+                        == answer(page_sql(refined, 1000))), word
+                assert (hits.execute(*count_sql(kept, source="hits")).fetchall()
+                        == answer(count_sql(refined))), word
+                assert (hits.execute(*page_and_count_sql(kept, 5, 1, source="hits")).fetchall()
+                        == answer(page_and_count_sql(refined, 5, 1))), word
+                for build in (runs_over_time_sql, failures_by_tool_sql, tokens_by_agent_sql):
+                    assert (hits.execute(*build(kept, source="hits")).fetchall()
+                            == answer(build(refined))), (word, build.__name__)
+            hits.close()
+    finally:
+        con.close()
 
 
 def test_a_common_text_is_not_listed_past_the_bound(indexed_sample, facts):
