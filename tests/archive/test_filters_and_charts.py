@@ -184,6 +184,7 @@ def test_a_filter_over_a_searchs_table_answers_as_the_text_test_does(indexed_sam
     def answer(sql_params):
         return con.execute(*sql_params).fetchall()
 
+    day = rows(db, page_sql(RunFilter(sort="oldest first"), 1))[0]["started_at"].date()
     try:
         for word in words:
             sql, params = text_hits_sql(word.strip().lower(), 10_000)
@@ -191,7 +192,11 @@ def test_a_filter_over_a_searchs_table_answers_as_the_text_test_does(indexed_sam
             hits.register("hits", con.sql(sql, params=params).to_arrow_table())
             for refined in (RunFilter(text=word),
                             RunFilter(text=word, failed_tools_only=True),
-                            RunFilter(text=word, agents=(failing["agent"],), sort="most tokens")):
+                            RunFilter(text=word, agents=(failing["agent"],), sort="most tokens"),
+                            RunFilter(text=word, status="completed", since=day, until=day,
+                                      sort="longest"),
+                            RunFilter(text=word, status="crashed",
+                                      since=day + dt.timedelta(days=1))):
                 kept = refined.without_text()
                 assert (hits.execute(*page_sql(kept, 1000, source="hits")).fetchall()
                         == answer(page_sql(refined, 1000))), word
