@@ -259,7 +259,8 @@ def measure_browser(presses: int, rounds: int, with_scaled: bool | None = None,
               "target": f"lens <= {BROWSER_TARGET} x trivial app", "met": ratio <= BROWSER_TARGET,
               "opened": {name: {"file": path.name, "expanded": expand}
                          for name, (path, expand) in uploads.items()}}
-    for name, field in (("lens 20x", "ratio_20x"), (SERVED_CASE, "ratio_served_open")):
+    for name, field in (("lens 20x", "ratio_20x"), (SERVED_CASE, "ratio_served_open"),
+                        (SMALL_CASE, "ratio_small_run")):
         if name in cases:
             result[field] = round(cases[name]["median_ms"] / cases["trivial"]["median_ms"], 3)
     # Reported, not judged: the label is the target, and it may arrive before
