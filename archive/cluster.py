@@ -26,6 +26,7 @@ import duckdb
 
 from archive.errors import ArchiveError
 from archive.folder import KnownFile, plan_index, scan_folder
+from archive.limits import FileLimits, file_limits
 from archive.indexing import (IndexedFile, IndexReport, Progress, ReportTally, batches,
                               read_batch, read_tasks, absolute_folder)
 from archive.query import dataset_location
@@ -45,9 +46,12 @@ CONNECT_TIMEOUT_S = 15.0
 
 def index_to_parquet(root: str | os.PathLike, url: str, scheduler: str,
                      progress: Progress | None = None,
-                     connect_timeout_s: float = CONNECT_TIMEOUT_S) -> IndexReport:
+                     connect_timeout_s: float = CONNECT_TIMEOUT_S,
+                     limits: FileLimits | None = None) -> IndexReport:
     """Bring the Parquet index at ``url`` of folder ``root`` up to date, reading
-    the changed files on the Dask cluster at ``scheduler``."""
+    the changed files on the Dask cluster at ``scheduler``. The workers read
+    under this process's limits (``archive/limits.py``), not their own."""
+    limits = limits or file_limits()
     client_type, as_completed = _distributed()
     fs, base = _filesystem(url)
     folder = absolute_folder(root)
@@ -73,7 +77,8 @@ def index_to_parquet(root: str | os.PathLike, url: str, scheduler: str,
                 workers = len(client.scheduler_info().get("workers", {}))
                 size = batch_bytes(sum(t.stat.size_bytes for t in tasks), workers)
                 groups = list(batches(tasks, size, MAX_BATCH_FILES))
-                futures = client.map(read_batch, [folder] * len(groups), groups, pure=False)
+                futures = client.map(read_batch, [folder] * len(groups), groups,
+                                     [limits] * len(groups), pure=False)
                 for future in as_completed(futures, loop=client.loop):
                     done = future.result()
                     indexed.extend(done)

@@ -1,9 +1,10 @@
 """The archive folder on disk: which files might be runs, and what changed.
 
 :func:`scan_folder` lists every ``.json`` and ``.json.gz`` file under a folder
-(recursively, symlinked folders not followed, broken symlinks listed) with its
-size and modification time, without reading it; :func:`read_file` refuses a
-symlink that leads outside the folder or nowhere. :func:`plan_index` compares
+(every level, symlinked folders not walked, symlinks named like runs listed as
+not read) with its size and modification time, without reading it;
+:func:`read_file` reads one through a descriptor opened beneath the folder
+(``archive/beneath.py``), never following a symlink. :func:`plan_index` compares
 that listing with what the index holds: a file whose size and modification
 time are unchanged is not read again; any other is read, and its digest
 decides whether it changed.
@@ -13,11 +14,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
-from stat import S_ISDIR, S_ISLNK, S_ISREG
+from stat import S_ISLNK, S_ISREG
 
+from archive.beneath import ReadFile, list_beneath, read_beneath
 from archive.errors import ArchiveError
-from recorders.loading import read_regular_file
 
 RUN_SUFFIXES = (".json", ".json.gz")
 
@@ -35,6 +35,7 @@ class FileStat:
 BAD_NAME = ("the file's path is not valid UTF-8 (shown here with \\x escapes); "
             "rename it to have it indexed")
 NOT_REGULAR = "{file} is not a regular file (a pipe, a socket or a device); not read"
+SYMLINK = "{file} is a symlink; symlinks inside an archive folder are not followed, not read"
 
 
 @dataclass(frozen=True)
@@ -55,48 +56,32 @@ class IndexPlan:
 
 
 def scan_folder(root: str | os.PathLike) -> list[FileStat]:
-    """Every candidate run file under ``root``, sorted by relative path."""
-    base = Path(root)
-    if not base.is_dir():
+    """Every candidate run file under ``root``, sorted by relative path.
+
+    Listed by descriptor with no recursion (``archive/beneath.py``); one entry
+    that cannot be listed becomes that entry's reason, and the listing goes on.
+    A symlink named like a run is listed, to say it is not read; symlinks to
+    folders are not walked."""
+    if not os.path.isdir(root):
         raise ArchiveError(f"{os.fspath(root)!r} is not a folder")
+    entries, unlisted = list_beneath(root)
     found: list[FileStat] = []
-    unlisted: list[OSError] = []
-    for directory, subdirectories, names in os.walk(base, onerror=unlisted.append):
-        subdirectories.sort()
-        for name in names:
-            if not name.lower().endswith(RUN_SUFFIXES):
-                continue
-            path = os.path.join(directory, name)
-            problem = None
-            try:
-                stat = os.stat(path)
-            except OSError:
-                # A broken symlink still names a run: listed, so that reading it
-                # says why it is not indexed instead of leaving it out unexplained.
-                try:
-                    stat = os.lstat(path)
-                except OSError:
-                    continue  # gone between listing and stat: not in this index
-                if not S_ISLNK(stat.st_mode):
-                    continue
-            else:
-                if S_ISDIR(stat.st_mode):
-                    continue  # a folder named like a run: walked like any folder
-                if not S_ISREG(stat.st_mode):
-                    problem = NOT_REGULAR  # a pipe, a socket or a device: never opened
-            relative = os.path.relpath(path, base).replace(os.sep, "/")
-            shown = _text_name(relative)
-            if shown != relative:
-                problem = BAD_NAME
-            found.append(FileStat(shown, stat.st_size, stat.st_mtime_ns,
-                                  problem.format(file=shown) if problem else None))
-    for error in unlisted:
-        if os.path.abspath(error.filename or base) == os.path.abspath(base):
-            raise ArchiveError(f"cannot list the folder {os.fspath(root)!r}: "
-                               f"{error.strerror or error}")
-        relative = os.path.relpath(error.filename, base).replace(os.sep, "/")
-        found.append(FileStat(_text_name(relative) + "/", 0, 0,
-                              f"cannot list this folder ({error.strerror or error}); the runs "
+    for entry in entries:
+        if not entry.relative.lower().endswith(RUN_SUFFIXES):
+            continue
+        problem = None
+        if S_ISLNK(entry.mode):
+            problem = SYMLINK
+        elif not S_ISREG(entry.mode):
+            problem = NOT_REGULAR  # a pipe, a socket or a device: never opened
+        shown = _text_name(entry.relative)
+        if shown != entry.relative:
+            problem = BAD_NAME
+        found.append(FileStat(shown, entry.size_bytes, entry.mtime_ns,
+                              problem.format(file=shown) if problem else None))
+    for folder in unlisted:
+        found.append(FileStat(_text_name(folder.relative) + "/", 0, 0,
+                              f"cannot list this folder ({folder.reason}); the runs "
                               "in it are not read, and those indexed before are kept"))
     found.sort(key=lambda s: s.file)
     return found
@@ -136,32 +121,9 @@ def plan_index(listing: list[FileStat], known: dict[str, KnownFile]) -> IndexPla
     return IndexPlan(to_read, unchanged, removed)
 
 
-def read_file(root: str | os.PathLike, file: str) -> bytes:
-    """The bytes of ``file`` under ``root``; an unreadable path is an ArchiveError.
-
-    A symlink that leads outside ``root`` is not read: the index would otherwise
-    show the contents of a file the folder's owner did not put in the archive
-    (the app's run links refuse the same paths)."""
-    link = Path(root) / file
-    if link.is_symlink() and not link.exists():
-        raise ArchiveError(f"{file} is a symlink whose target is missing or loops; not read")
-    path = resolve_inside(root, file)
-    if path is None:
-        raise ArchiveError(f"{file} is a symlink to a file outside the archive folder; not read")
-    try:
-        # The file may have become a pipe or a device since it was listed.
-        data = read_regular_file(path)
-    except OSError as error:
-        raise ArchiveError(f"cannot read {file}: {error.strerror or error}") from None
-    if data is None:
-        raise ArchiveError(NOT_REGULAR.format(file=file))
-    return data
-
-
-def resolve_inside(root: str | os.PathLike, file: str) -> Path | None:
-    """The real path of ``file`` under ``root`` (symlinks followed), or None when
-    it leads outside ``root``: the one check the indexer and the app's run
-    links both make."""
-    folder = Path(root).resolve()
-    path = (folder / file).resolve()
-    return path if path == folder or folder in path.parents else None
+def read_file(root: str | os.PathLike, file: str, max_bytes: int) -> ReadFile:
+    """The bytes of ``file`` under ``root`` and the ``fstat`` they were read
+    under; :class:`archive.beneath.NotReadable` (an ArchiveError) when it is not
+    read. No symlink below ``root`` is followed, so what is read is a regular
+    file really in the folder, whatever is swapped in while it is opened."""
+    return read_beneath(root, file, max_bytes)

@@ -14,10 +14,13 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
+from archive.beneath import TooLarge
 from archive.errors import ArchiveError
 from archive.folder import FileStat, IndexPlan, KnownFile, is_folder_entry, read_file
 from archive.schema import RUN_TABLES
+from archive.limits import FileLimits, file_limits
 from archive.rows import NOT_A_RUN, RUN, UNREADABLE, FileOutcome, file_digest, index_file
+from archive.rows import one_line
 
 Progress = Callable[[int, int], None]  # (files done, files to read)
 
@@ -52,24 +55,41 @@ class IndexReport:
                 "unreadable": list(self.unreadable)}
 
 
-def read_one(root: str, task: ReadTask) -> IndexedFile:
-    """Read one file and index it, unless its digest says it has not changed."""
+def read_one(root: str, task: ReadTask, limits: FileLimits | None = None) -> IndexedFile:
+    """Read one file and index it, unless its digest says it has not changed.
+
+    Whatever goes wrong with this one file becomes its ``unreadable`` reason
+    (naming it by its path in the folder, never the server's), so the pass goes
+    on. The rows, the digest, the size and the time all come from the one
+    descriptor the bytes were read from."""
+    limits = limits or file_limits()
     try:
         if task.stat.problem is not None:
             raise ArchiveError(task.stat.problem)
-        data = read_file(root, task.stat.file)
+        read = read_file(root, task.stat.file, limits.max_indexed_bytes)
+    except TooLarge:
+        return _unreadable(task, limits.refusal(f"{task.stat.file} holds"))
     except ArchiveError as error:
-        outcome = FileOutcome(task.stat.file, task.stat.size_bytes, "", UNREADABLE, str(error))
-        return IndexedFile(task.stat, "", outcome)
-    digest = file_digest(data)
-    stat = FileStat(task.stat.file, len(data), task.stat.mtime_ns)
+        return _unreadable(task, str(error))
+    except Exception as error:  # noqa: BLE001 - one odd entry must not stop the pass
+        return _unreadable(task, f"cannot read {task.stat.file}: {type(error).__name__}")
+    digest = file_digest(read.data)
+    stat = FileStat(task.stat.file, read.size_bytes, read.mtime_ns)
     if digest == task.known_sha256:
         return IndexedFile(stat, digest, None)
-    return IndexedFile(stat, digest, index_file(task.stat.file, data, digest))
+    return IndexedFile(stat, digest, index_file(task.stat.file, read.data, digest, limits))
 
 
-def read_batch(root: str, tasks: list[ReadTask]) -> list[IndexedFile]:
-    return [read_one(root, task) for task in tasks]
+def _unreadable(task: ReadTask, problem: str) -> IndexedFile:
+    outcome = FileOutcome(task.stat.file, task.stat.size_bytes, "", UNREADABLE,
+                          one_line(problem))
+    return IndexedFile(task.stat, "", outcome)
+
+
+def read_batch(root: str, tasks: list[ReadTask],
+               limits: FileLimits | None = None) -> list[IndexedFile]:
+    limits = limits or file_limits()
+    return [read_one(root, task, limits) for task in tasks]
 
 
 def batches(tasks: list[ReadTask], max_bytes: int = 32 * 1024**2,

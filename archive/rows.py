@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from archive.limits import FileLimits, file_limits
 from archive.storable import fit_tables
-from recorders.errors import RecordingError
+from recorders.errors import ExpansionRefused, RecordingError
 from recorders import evidence
 from recorders.evidence import usage_tokens
 from recorders.lens_projection import lens_route
@@ -58,23 +59,30 @@ class FileOutcome:
     tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
-def index_file(file: str, data: bytes, sha256: str | None = None) -> FileOutcome:
+def index_file(file: str, data: bytes, sha256: str | None = None,
+               limits: FileLimits | None = None) -> FileOutcome:
     """Index the bytes of the file at relative path ``file`` (plain or gzipped);
-    ``sha256`` is their digest when the caller has it already."""
+    ``sha256`` is their digest when the caller has it already. Gzip expands to
+    at most ``limits.max_indexed_bytes`` (by default, the limits in force)."""
     digest = sha256 or file_digest(data)
     outcome = FileOutcome(file, len(data), digest, RUN)
+    limits = limits or file_limits()
     try:
-        # Unpacked once: a gzip bomb is refused at the loader's limit, and
-        # not inflated a second time to see what the file looks like.
-        plain = unpack(data)
+        # Unpacked once, in pieces held to the limit: a gzip bomb is refused
+        # before the limit's worth is exceeded, and not inflated a second time
+        # to see what the file looks like.
+        plain = unpack(data, limits.max_indexed_bytes)
+    except ExpansionRefused:
+        outcome.status, outcome.problem = UNREADABLE, limits.refusal("it expands to")
+        return outcome
     except RecordingError as error:  # empty, or gzip that cannot be read
-        outcome.status, outcome.problem = UNREADABLE, _one_line(str(error))
+        outcome.status, outcome.problem = UNREADABLE, one_line(str(error))
         return outcome
     try:
         recording = load_recording(plain)
     except RecordingError as error:
         outcome.status = UNREADABLE if _looks_like_a_run(plain) else NOT_A_RUN
-        outcome.problem = _one_line(str(error)) if outcome.status == UNREADABLE else None
+        outcome.problem = one_line(str(error)) if outcome.status == UNREADABLE else None
         return outcome
     except RecursionError:
         outcome.status, outcome.problem = UNREADABLE, "the recording is nested too deeply"
@@ -100,7 +108,7 @@ def index_file(file: str, data: bytes, sha256: str | None = None) -> FileOutcome
         return outcome
     except Exception as error:  # one odd file must not end the pass over a folder
         outcome.status = UNREADABLE
-        outcome.problem = _one_line(f"Lens could not index this run ({type(error).__name__}: "
+        outcome.problem = one_line(f"Lens could not index this run ({type(error).__name__}: "
                                     f"{str(error)[:200]})")
         return outcome
     _note_unstorable(tables, fit_tables(tables))
@@ -426,5 +434,5 @@ def _iso_time(value: Any) -> datetime | None:
     return stamp
 
 
-def _one_line(message: str) -> str:
+def one_line(message: str) -> str:
     return " ".join(message.split()) or "the file could not be read"

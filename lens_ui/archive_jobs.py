@@ -9,6 +9,8 @@ process (each query on its own cursor), and sees every batch the job commits.
 
 from __future__ import annotations
 
+import logging
+import secrets
 import threading
 import time
 from dataclasses import dataclass, field
@@ -22,6 +24,8 @@ from archive.errors import ArchiveError
 from archive.indexing import IndexReport
 from archive.database import connect, default_db_path
 from archive.store import ArchiveStore
+
+_log = logging.getLogger("lens.archive")
 
 
 @dataclass
@@ -85,8 +89,11 @@ def _run(job: IndexJob) -> None:
         job.report = index_folder(job.folder, job.db, job.progress)
     except ArchiveError as error:
         job.error = str(error)
-    except Exception as error:  # noqa: BLE001 - the page shows one line, never a traceback
-        job.error = f"indexing stopped: {type(error).__name__}: {' '.join(str(error).split())}"
+    except Exception:  # noqa: BLE001 - the page shows one line, never a traceback
+        # Its text may hold the server's paths or a file's name: logged, not shown.
+        incident = secrets.token_hex(4)
+        _log.exception("indexing %s stopped; incident %s", job.folder, incident)
+        job.error = f"indexing stopped (incident {incident}, in the server log)"
     finally:
         job.finished = time.monotonic()
 

@@ -80,10 +80,11 @@ def archive_page() -> None:
 def _browse_or_say_why(job: IndexJob, label: str) -> None:
     try:
         _browse(job, label)
-    except ArchiveError as error:
-        st.error(str(error), icon=":material/error:")
+    except ArchiveError as error:  # may quote a file name: text, never markup
+        st.error(markdown_literal(str(error)), icon=":material/error:")
     except duckdb.Error as error:
-        st.error(f"The index could not be read: {' '.join(str(error).split())[:300]}",
+        st.error(markdown_literal(f"The index could not be read: "
+                                  f"{' '.join(str(error).split())[:300]}"),
                  icon=":material/error:")
 
 
@@ -121,7 +122,7 @@ def _index_status_body(folder: Path) -> None:
 
 def _finished_line(job: IndexJob) -> None:
     if job.error is not None:
-        st.error(f"Indexing failed: {job.error}", icon=":material/error:")
+        st.error(markdown_literal(f"Indexing failed: {job.error}"), icon=":material/error:")
         return
     report = job.report
     seconds = (job.finished or job.started) - job.started

@@ -1,10 +1,16 @@
 """Open a run file of a configured archive folder in the run page.
 
 An archive run is chosen by (folder label, path relative to the folder); the
-label maps to a configured folder (``lens_ui/archive_config.py``) and the path
-must resolve inside it, so nothing from the browser can name another file.
-A link (``?archive=<label>/<path>``) is held to more: the path must also be
-a run in the server's index of that folder (:func:`linked_archive_run`).
+label maps to a configured folder (``lens_ui/archive_config.py``) and the file
+is read through a descriptor opened beneath that folder, following no symlink
+(``archive/beneath.py``), so nothing from the browser, and nothing swapped into
+the folder while it is read, can reach another file. A link
+(``?archive=<label>/<path>``) is held to more: the path must also be a run in
+the server's index of that folder (:func:`linked_archive_run`).
+
+Bytes are not cached here: a run the server's store holds is shown without
+reading its file again, and one it does not is read once more, so nothing of
+a refused or dropped file outlives its open outside the memory budget.
 """
 
 from __future__ import annotations
@@ -13,13 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
-import streamlit as st
 
 from archive.errors import ArchiveError
-from archive.folder import resolve_inside
+from archive.beneath import GONE, NOT_PLAIN, NOT_REGULAR, SYMLINK, TOO_LARGE, NotReadable
+from archive.beneath import read_beneath
 from lens_ui.archive_config import archive_folders
 from lens_ui.archive_jobs import db_path, reader
-from lens_ui.runs import ARCHIVE, RunChoice, digest_of
+from lens_ui.runs import ARCHIVE, LoadedRun, RunChoice, digest_of, open_run_reading
+from lens_ui.server_limits import server_limits
 
 
 class ArchiveLinkRefused(Exception):
@@ -35,11 +42,10 @@ class LinkedArchiveRun:
 
 def archive_choice(label: str, file: str) -> tuple[RunChoice, bytes]:
     """The run ``file`` of folder ``label`` and its bytes; KeyError for a label
-    that is not configured or a path outside its folder, FileNotFoundError
-    when the path is inside but there is no file."""
-    path = _inside(label, file)
-    stat = path.stat()
-    data = _file_bytes(str(path), stat.st_size, stat.st_mtime_ns)
+    that is not configured or a path that is not a plain path inside its
+    folder, OSError when the file is not there to read (gone, a symlink, not
+    a regular file, or larger than ``LENS_MAX_EXPANDED_MB``)."""
+    data = _read(label, file)
     return RunChoice(ARCHIVE, f"{label}/{file}", digest_of(data)), data
 
 
@@ -48,16 +54,21 @@ def archive_bytes(choice: RunChoice) -> bytes | None:
     since it was chosen (the open run is the bytes that were chosen)."""
     label, _, file = choice.name.partition("/")
     try:
-        fresh, data = archive_choice(label, file)
+        data = _read(label, file)
     except (KeyError, OSError):
         return None
-    return data if fresh.digest == choice.digest else None
+    return data if digest_of(data) == choice.digest else None
+
+
+def open_archive_run(choice: RunChoice) -> LoadedRun | None:
+    """The open run of an archive choice: the store's when it holds it (the file
+    is not read again), else read now; None when the file is gone or changed."""
+    return open_run_reading(choice, lambda: archive_bytes(choice))
 
 
 def linked_archive_run(value: str) -> LinkedArchiveRun:
     """The run a link's ``<label>/<path>`` names: a configured folder's label,
-    a path that resolves inside that folder (symlinks followed, then checked),
-    and a file the server's index of the folder holds as a run. Anything else
+    a plain path inside that folder (no symlink followed below it), and a file the server's index of the folder holds as a run. Anything else
     raises :class:`ArchiveLinkRefused`. A file whose bytes differ from what was
     indexed still opens, as it is now, with a notice."""
     label, _, file = value.partition("/")
@@ -74,14 +85,27 @@ def linked_archive_run(value: str) -> LinkedArchiveRun:
     except KeyError:
         raise ArchiveLinkRefused("The link's archive run leads outside its folder; opened "
                                  "the default sample.") from None
+    except ArchiveFileRefused as refused:
+        raise ArchiveLinkRefused(_REFUSED_LINK.get(refused.kind, _GONE_LINK)) from None
     except OSError:
-        raise ArchiveLinkRefused("The linked archive run file is no longer in its folder; "
-                                 "opened the default sample.") from None
+        raise ArchiveLinkRefused(_GONE_LINK) from None
     notice = None
     if choice.digest != indexed:
         notice = ("The linked archive run file has changed since it was indexed; showing it "
                   "as it is now.")
     return LinkedArchiveRun(choice, notice)
+
+
+_GONE_LINK = ("The linked archive run file is no longer in its folder; opened the default "
+              "sample.")
+_REFUSED_LINK = {
+    SYMLINK: ("The linked archive run file is now a symlink, which Lens does not follow "
+              "inside an archive folder; opened the default sample."),
+    NOT_REGULAR: ("The linked archive run file is not a regular file any more; opened the "
+                  "default sample."),
+    TOO_LARGE: ("The linked archive run file is now larger than this server opens "
+                "(LENS_MAX_EXPANDED_MB); opened the default sample."),
+}
 
 
 def _indexed_digest(folder: Path, file: str) -> str | None:
@@ -99,16 +123,22 @@ def _indexed_digest(folder: Path, file: str) -> str | None:
     return row[0] if row else None
 
 
-def _inside(label: str, file: str) -> Path:
+class ArchiveFileRefused(OSError):
+    """An archive file that is not read (a symlink, not a regular file, too
+    large, or gone); ``kind`` is :class:`archive.beneath.NotReadable`'s."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
+
+
+def _read(label: str, file: str) -> bytes:
     folder = archive_folders()[label]
-    path = resolve_inside(folder, file)
-    if path is None or path == folder.resolve():
-        raise KeyError(file)
-    if not path.is_file():
-        raise FileNotFoundError(file)
-    return path
-
-
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _file_bytes(path: str, size: int, mtime_ns: int) -> bytes:
-    return Path(path).read_bytes()
+    try:
+        return read_beneath(folder, file, server_limits().max_expanded_bytes).data
+    except NotReadable as refused:
+        if refused.kind == NOT_PLAIN:
+            raise KeyError(file) from None
+        raise ArchiveFileRefused(refused.kind) from None
+    except ArchiveError:  # the folder itself cannot be opened
+        raise ArchiveFileRefused(GONE) from None

@@ -23,7 +23,7 @@ from recorders.errors import RecordingError
 from lens.run_label import upload_label
 from lens.text import markdown_literal
 from lens_ui import session
-from lens_ui.archive_source import archive_bytes
+from lens_ui.archive_source import open_archive_run
 from lens_ui.run_store import MAX_UPLOADS_PER_SESSION, OverBudget
 from lens_ui.runs import (ARCHIVE, SAMPLE, UPLOAD, LoadedRun, RunChoice, open_run,
                           sample_choice, server_store, session_id, upload_choice)
@@ -92,18 +92,19 @@ def current_run() -> LoadedRun | None:
     choice = session.current_choice()
     if choice is None:
         return None
-    if choice.kind == SAMPLE:
-        _, data = sample_choice(choice.name)
-    elif choice.kind == ARCHIVE:
-        data = archive_bytes(choice)
-        if data is None:
-            return None
-    else:
-        data = server_store().upload_bytes(session_id(), choice.digest)
-        if data is None:
-            return None
     try:
-        loaded = open_run(choice, data)
+        if choice.kind == ARCHIVE:
+            loaded = open_archive_run(choice)
+            if loaded is None:
+                return None
+        else:
+            if choice.kind == SAMPLE:
+                _, data = sample_choice(choice.name)
+            else:
+                data = server_store().upload_bytes(session_id(), choice.digest)
+                if data is None:
+                    return None
+            loaded = open_run(choice, data)
     except OverBudget as error:
         st.error(f"Cannot open this run now: {error}.", icon=":material/error:")
         return None

@@ -144,13 +144,36 @@ def open_run(choice: RunChoice, data: bytes) -> LoadedRun:
     What can be refused cheaply (too large expanded, broken gzip, not JSON,
     more than the whole budget) is refused here, before the file queues
     behind other sessions' opens."""
+    loaded = open_run_reading(choice, lambda: data)
+    assert loaded is not None  # the bytes are at hand: never gone
+    return loaded
+
+
+class _Gone(Exception):
+    """The file's bytes could not be had when the store needed them."""
+
+
+def open_run_reading(choice: RunChoice, fetch: Callable[[], bytes | None]) -> LoadedRun | None:
+    """:func:`open_run` with the bytes read only when the store does not hold
+    the run (``fetch``: the file's bytes, or None when they are gone or changed);
+    None when they are needed and gone. Nothing read is kept beyond the open."""
     store, limit = server_store(), server_limits().max_expanded_bytes
+    data = None
     if not store.holds_run(choice.digest):
+        data = fetch()
+        if data is None:
+            return None
         store.refuse_if_never_fits(precheck(data, limit))
-    run = store.open(
-        choice.digest,
-        read=lambda: gunzip(data, limit) if data.startswith(_GZIP_MAGIC) else data,
-        build=_open_kept)
+
+    def read() -> bytes:
+        raw = data if data is not None else fetch()  # dropped since it was checked
+        if raw is None:
+            raise _Gone
+        return gunzip(raw, limit) if raw.startswith(_GZIP_MAGIC) else raw
+    try:
+        run = store.open(choice.digest, read=read, build=_open_kept)
+    except _Gone:
+        return None
     return LoadedRun(choice, run)
 
 

@@ -8,3 +8,12 @@ class RecordingError(ValueError):
     ``events[412]: expected an object, found a string``. Callers show it to a
     person as it is; it never carries a traceback's worth of detail.
     """
+
+
+class ExpansionRefused(RecordingError):
+    """Compressed data that would expand past ``limit`` bytes; refused while
+    expanding, before the whole of it is held."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        super().__init__(f"the gzip data expands beyond {limit / 1024**2:,.0f} MiB; refused")

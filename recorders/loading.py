@@ -40,7 +40,7 @@ from typing import Any
 from recorders import fast_parse
 from recorders.deep_parse import parsing
 from recorders.balance import BalanceReport, BalanceTracker
-from recorders.errors import RecordingError
+from recorders.errors import ExpansionRefused, RecordingError
 from recorders.event_types import KNOWN_BOUNDARY_TYPES, KNOWN_TYPED_TYPES
 from recorders.gaps import Gap
 from recorders.surrogates import may_hold_lone_surrogates, mend_lone_surrogates, mended_gap
@@ -198,13 +198,15 @@ def _decode(data: bytes | bytearray | str) -> str:
     return _text(unpack(data))
 
 
-def unpack(data: bytes | bytearray | str) -> bytes | str:
-    """The JSON bytes (or text) of ``data``, gzip undone; RecordingError when
-    empty or not readable gzip. Loading what this returns does not unpack again."""
+def unpack(data: bytes | bytearray | str, limit: int | None = None) -> bytes | str:
+    """The JSON bytes (or text) of ``data``, gzip undone (expanding to at most
+    ``limit`` bytes; by default :data:`MAX_DECOMPRESSED_BYTES`); RecordingError
+    when empty or not readable gzip. Loading what this returns does not unpack
+    again."""
     if isinstance(data, (bytes, bytearray)):
         raw = bytes(data)
         if raw.startswith(_GZIP_MAGIC):
-            raw = _gunzip(raw)
+            raw = _gunzip(raw, limit)
         if not raw or raw.isspace():  # isspace stops at the first other byte; strip copies
             raise RecordingError("the file is empty")
         return raw
@@ -255,9 +257,7 @@ def _gunzip(raw: bytes, limit: int | None = None) -> bytes:
                 raise RecordingError(f"the gzip data is corrupt ({exc})") from None
             out += piece
             if len(out) > limit:
-                raise RecordingError(
-                    f"the gzip data expands beyond {limit / 1024**2:,.0f} MiB; refused"
-                )
+                raise ExpansionRefused(limit)
             pending = decompressor.unconsumed_tail
             if not piece and not pending:
                 break  # the input is spent and the stream has not ended
@@ -266,6 +266,10 @@ def _gunzip(raw: bytes, limit: int | None = None) -> bytes:
         # A further gzip member after this one is legal gzip; read it the same way.
         rest = decompressor.unused_data
         if not rest.strip(b"\x00"):
+            if out.startswith(_GZIP_MAGIC):
+                # Never written by agentfootprint, and each layer would be held
+                # to the limit on its own: a few hundred bytes could expand past it.
+                raise RecordingError("the file is gzip inside gzip; Lens undoes one layer")
             return bytes(out)
         if not rest.startswith(_GZIP_MAGIC):
             raise RecordingError("the gzip data is followed by unexpected bytes")

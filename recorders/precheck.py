@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import zlib
 
-from recorders.errors import RecordingError
+from recorders.errors import ExpansionRefused, RecordingError
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _INPUT_CHUNK = 64 * 1024  # compressed bytes fed at a time
@@ -73,8 +73,7 @@ def _scan_gzip(data: bytes, limit: int) -> tuple[int, bytes]:
                     raise RecordingError(f"the gzip data is corrupt ({exc})") from None
                 size += len(out)
                 if size > limit:
-                    raise RecordingError(
-                        f"the gzip data expands beyond {limit / 1024**2:,.0f} MiB; refused")
+                    raise ExpansionRefused(limit)
                 if len(head) < _HEAD_BYTES:
                     head += out[:_HEAD_BYTES - len(head)]
                 del out  # let this chunk go before the next is made

@@ -100,8 +100,8 @@ def test_a_link_path_that_is_not_plain_and_relative_is_refused(app, indexed, mak
 
 def test_a_run_swapped_for_a_symlink_outside_after_indexing_is_refused(
         app, indexed, tmp_path):
-    """The indexer does not read a symlink that leads outside the folder; a run
-    file replaced by one after it was indexed is refused by the link too."""
+    """The indexer reads no symlink in the folder; a run file replaced by one
+    after it was indexed is refused by the link too, and says so."""
     from lens_ui import session
 
     outside = tmp_path / "elsewhere" / "secret.json"
@@ -114,7 +114,7 @@ def test_a_run_swapped_for_a_symlink_outside_after_indexing_is_refused(
     os.symlink(outside, indexed / "linked.json")
     open_linked(app, archive=f"{indexed.name}/linked.json")
     assert app.session_state[session.RUN].kind != ARCHIVE
-    assert any("leads outside its folder" in n for n in notices(app))
+    assert any("now a symlink, which Lens does not follow" in n for n in notices(app))
 
 
 def test_a_run_file_that_is_not_in_the_index_is_refused(app, indexed):

@@ -121,8 +121,9 @@ def test_a_recording_object_with_no_events_is_listed_not_skipped(data):
 
 
 def test_a_gzip_bomb_is_inflated_once_and_listed(monkeypatch):
-    """Refused at the loader's limit, and not inflated a second time to see
-    whether it looks like a run (that doubled the memory a bomb cost)."""
+    """Refused at the archive's limit (LENS_MAX_EXPANDED_MB), and not inflated a
+    second time to see whether it looks like a run (that doubled the memory a
+    bomb cost)."""
     import recorders.loading as loading
 
     calls = []
@@ -131,13 +132,38 @@ def test_a_gzip_bomb_is_inflated_once_and_listed(monkeypatch):
     def counted(raw, limit=None):
         calls.append(limit)
         return real(raw, limit)
-    monkeypatch.setattr(loading, "MAX_DECOMPRESSED_BYTES", 1024**2)
     monkeypatch.setattr(loading, "_gunzip", counted)
+    monkeypatch.setenv("LENS_MAX_EXPANDED_MB", "1")
     bomb = gzip.compress(b'{"format": "agentfootprint.recording.v1", "pad": "'
                          + b" " * (8 * 1024**2) + b'"}')
     outcome = index_file("bomb.json.gz", bomb)
-    assert outcome.status == UNREADABLE and "expands beyond 1 MiB" in outcome.problem
-    assert len(calls) == 1
+    assert outcome.status == UNREADABLE
+    assert outcome.problem == ("it expands to more than 1 MiB, the limit "
+                               "(LENS_MAX_EXPANDED_MB); not read")
+    assert calls == [1024**2]
+
+
+def test_a_file_whose_indexing_would_pass_the_memory_budget_is_not_expanded_past_it():
+    """With a 16 MB budget, a file may expand to 4 MiB (16 / INDEXING_PER_BYTE):
+    the budget binds before LENS_MAX_EXPANDED_MB, and the reason says so."""
+    from archive.limits import INDEXING_PER_BYTE, FileLimits
+
+    limits = FileLimits(max_expanded_bytes=200 * 1024**2, memory_budget_bytes=16 * 1024**2)
+    assert limits.max_indexed_bytes == int(16 * 1024**2 / INDEXING_PER_BYTE)
+    pad = b" " * (limits.max_indexed_bytes + 1)
+    outcome = index_file("big.json.gz", gzip.compress(b'{"events": []' + pad + b"}"),
+                         limits=limits)
+    assert outcome.status == UNREADABLE
+    assert "would need more than the memory budget (16 MB, LENS_MEMORY_BUDGET_MB)" \
+        in outcome.problem
+
+
+def test_gzip_inside_gzip_is_refused_not_expanded_twice():
+    """Each layer was held to the limit on its own: 679 bytes expanded to 300 MB."""
+    inner = gzip.compress(b'{"events": [' + b" " * (64 * 1024**2) + b"]}")
+    outcome = index_file("nested.json.gz", gzip.compress(inner))
+    assert outcome.status == UNREADABLE
+    assert outcome.problem == "the file is gzip inside gzip; Lens undoes one layer"
 
 
 def test_a_bare_boundary_list_of_a_real_run_is_still_a_run():

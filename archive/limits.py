@@ -1,0 +1,78 @@
+"""How much one archive file may cost to read, from the settings the server uses.
+
+- ``LENS_MAX_EXPANDED_MB`` (default 200, the app's default upload limit): the
+  most a run file may hold, plain or once gzip is undone. The indexer refuses
+  a larger file while streaming it, keeping nothing of it.
+- ``LENS_MEMORY_BUDGET_MB`` (default 4096): a file whose indexing would need
+  more than this (its expanded size times :data:`INDEXING_PER_BYTE`) is not
+  read, so one file never takes the process past its budget.
+
+A value that is not a positive number is ignored with a warning in the log,
+and the default applies (the same rule as ``lens_ui/server_limits.py``, which
+reads the same names through :func:`setting`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+
+MAX_EXPANDED_ENV = "LENS_MAX_EXPANDED_MB"
+MEMORY_BUDGET_ENV = "LENS_MEMORY_BUDGET_MB"
+DEFAULT_MAX_EXPANDED_MB = 200.0
+DEFAULT_MEMORY_BUDGET_MB = 4096.0
+MB = 1024 * 1024
+
+# Peak memory of indexing one file, per byte of its JSON: measured with
+# tracemalloc over the corpus and the archive sample (see benchmarks/README.md,
+# ninth round), rounded up. The open run's 7x (lens_ui/run_store.py) also
+# builds both projections; the indexer builds rows only.
+INDEXING_PER_BYTE = 4.0
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class FileLimits:
+    """What one file may cost: its bytes (plain or expanded), and the memory
+    its indexing may need."""
+
+    max_expanded_bytes: int
+    memory_budget_bytes: int
+
+    @property
+    def max_indexed_bytes(self) -> int:
+        """The largest expanded file whose indexing fits the budget, and the limit."""
+        return min(self.max_expanded_bytes, int(self.memory_budget_bytes / INDEXING_PER_BYTE))
+
+    def refusal(self, what: str) -> str:
+        """Why ``what`` is refused past :attr:`max_indexed_bytes`: the limit that binds."""
+        if self.max_indexed_bytes < self.max_expanded_bytes:
+            return (f"{what} more than {self.max_indexed_bytes / MB:,.0f} MiB: indexing it "
+                    f"would need more than the memory budget "
+                    f"({self.memory_budget_bytes / MB:,.0f} MB, {MEMORY_BUDGET_ENV}); not read")
+        return (f"{what} more than {self.max_expanded_bytes / MB:,.0f} MiB, the limit "
+                f"({MAX_EXPANDED_ENV}); not read")
+
+
+def file_limits() -> FileLimits:
+    """The limits in force, read from the environment now."""
+    return FileLimits(
+        max_expanded_bytes=int(setting(MAX_EXPANDED_ENV, DEFAULT_MAX_EXPANDED_MB) * MB),
+        memory_budget_bytes=int(setting(MEMORY_BUDGET_ENV, DEFAULT_MEMORY_BUDGET_MB) * MB))
+
+
+def setting(name: str, default: float) -> float:
+    """A positive number from the environment variable ``name``, else ``default``."""
+    text = os.environ.get(name)
+    if text is None or not text.strip():
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        _log.warning("%s=%r is not a positive number; using %s", name, text, default)
+        return default
+    return value
