@@ -14,7 +14,13 @@
    each part's wall and CPU time), the query alone on an open connection (as
    the app runs it), and the whole command in a fresh Python process (beside
    a bare Python start and an ``import duckdb``); and re-indexing the
-   unchanged folder.
+   unchanged folder;
+4. the safe open (``--only open``): every run file of ``--copies`` copies of
+   the sample, nested three folders deep, read the way the indexer read them
+   before (the path resolved inside the folder, then opened by name) and
+   through a descriptor beneath the folder (``archive/beneath.py``), side by
+   side: the reads alone, and the reads with each file's indexing
+   (``archive.indexing.read_one``'s work); and the folder listed both ways.
 
 Figures go to stdout and ``benchmarks/results/archive.json`` (``--json FILE``
 for a partial or quick run).
@@ -65,6 +71,54 @@ def per_byte(sample: Path, repeat: int) -> dict:
     return {"files": len(files), "bytes": total, "json_loads_s": loads, "index_file_s": index,
             "ratio": index / loads, "ns_per_byte_index": index / total * 1e9,
             "ns_per_byte_loads": loads / total * 1e9}
+
+
+def safe_open(sample: Path, work: Path, copies: int, repeat: int) -> dict:
+    """The indexer's reads before and after the safe open, side by side (see the
+    module doc). The page cache is warm for both: what differs is the system
+    calls and Python around them, not the disk."""
+    from archive.beneath import list_beneath, read_beneath
+    from archive.limits import file_limits
+    from archive.rows import file_digest
+    from recorders.loading import read_regular_file
+
+    folder = work / "open"
+    for n in range(copies):
+        shutil.copytree(sample, folder / "team" / "2026" / f"copy-{n}")
+    files = sorted(str(p.relative_to(folder)) for p in folder.rglob("*.json"))
+    limit = file_limits().max_indexed_bytes
+
+    def by_name(file: str) -> bytes:  # the reader before: check, then open by name
+        root = folder.resolve()
+        path = (root / file).resolve()
+        assert root in path.parents
+        return read_regular_file(path)
+
+    def beneath(file: str) -> bytes:
+        return read_beneath(folder, file, limit).data
+
+    def indexed(read):
+        return lambda: [index_file(f, data, file_digest(data)) for f in files
+                        for data in (read(f),)]
+    reads = side_by_side({"by name": lambda: [by_name(f) for f in files],
+                          "beneath": lambda: [beneath(f) for f in files]}, repeat * 4)
+    with_index = side_by_side({"by name": indexed(by_name), "beneath": indexed(beneath)},
+                              repeat)
+    listing = side_by_side({
+        "os.walk": lambda: [os.stat(os.path.join(d, n)) for d, _, names in os.walk(folder)
+                            for n in names],
+        "list_beneath": lambda: list_beneath(folder)}, repeat * 4)
+    return {
+        "files": len(files), "bytes": sum((folder / f).stat().st_size for f in files),
+        "read_by_name_s": median(reads["by name"]), "read_beneath_s": median(reads["beneath"]),
+        "read_ratio": ratios(reads["beneath"], reads["by name"]),
+        "read_and_index_by_name_s": median(with_index["by name"]),
+        "read_and_index_beneath_s": median(with_index["beneath"]),
+        "read_and_index_ratio": ratios(with_index["beneath"], with_index["by name"]),
+        "list_os_walk_s": median(listing["os.walk"]),
+        "list_beneath_s": median(listing["list_beneath"]),
+        "list_ratio": ratios(listing["list_beneath"], listing["os.walk"]),
+        "load_average": os.getloadavg()}
 
 
 def dask_vs_one_process(sample: Path, work: Path, copies: int, repeat: int) -> dict:
@@ -240,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=100_000)
     parser.add_argument("--copies", type=int, default=4)
     parser.add_argument("--quick", action="store_true", help="fewer repeats, 2,000 runs")
-    parser.add_argument("--only", default="bytes,dask,synthetic")
+    parser.add_argument("--only", default="bytes,open,dask,synthetic")
     parser.add_argument("--dask-rounds", type=int, default=9,
                         help="rounds of the Dask comparison (each: both sides once)")
     parser.add_argument("--synthetic-folder", help="an existing synthetic archive (with "
@@ -259,6 +313,9 @@ def main(argv: list[str] | None = None) -> int:
         if "bytes" in only:
             results["per_byte"] = per_byte(sample, repeat * 2)
             print(json.dumps({"per_byte": results["per_byte"]}, indent=1), flush=True)
+        if "open" in only:
+            results["safe_open"] = safe_open(sample, work, args.copies, repeat)
+            print(json.dumps({"safe_open": results["safe_open"]}, indent=1), flush=True)
         if "dask" in only:
             results["dask"] = dask_vs_one_process(sample, work, args.copies,
                                                   repeat if args.quick else args.dask_rounds)
