@@ -271,3 +271,37 @@ def test_a_search_refined_by_a_filter_counts_what_the_index_holds(
         assert 0 < expected < total
         assert matching(app).startswith(f"{expected} of {total} runs match")
         assert len(app.dataframe[0].value) == expected
+
+
+HOSTILE_NAME = "[link](javascript:alert(1)) :red[boom] <img src=x onerror=alert(1)>.json"
+
+
+def test_hostile_file_names_in_reasons_are_text_on_the_page(app, configured):
+    """An unreadable file named with Markdown and HTML is listed as table text;
+    no alert on the page carries the name as markup."""
+    (configured / HOSTILE_NAME).write_bytes(b'{"events": [')
+    archive_page(app)
+    frames = [f.value for f in app.dataframe]
+    listed = [frame for frame in frames if "problem" in getattr(frame, "columns", ())]
+    assert listed and HOSTILE_NAME in set(listed[0]["file"])
+    for element in (*app.markdown, *app.error, *app.warning, *app.info, *app.caption):
+        assert "javascript:" not in element.value and ":red[" not in element.value
+
+
+def test_a_pass_that_stops_shows_an_incident_and_no_server_path(app, configured,
+                                                                monkeypatch):
+    import lens_ui.archive_jobs as jobs
+
+    def failing(folder, db, progress=None, limits=None):
+        raise OSError(5, "Input/output error", f"{folder}/{HOSTILE_NAME}")
+    monkeypatch.setattr(jobs, "index_folder", failing)
+    app.run()
+    app.switch_page("pages/run_archive.py").run()
+    deadline = time.monotonic() + 30
+    while not app.error and time.monotonic() < deadline:
+        time.sleep(0.2)
+        app.run()
+    no_exception(app)
+    [error] = [e.value for e in app.error if "Indexing failed" in e.value]
+    assert "incident" in error and "in the server log" in error
+    assert str(configured) not in error and "javascript" not in error
