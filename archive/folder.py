@@ -7,7 +7,8 @@ not read) with its size and modification time, without reading it;
 (``archive/beneath.py``), never following a symlink. :func:`plan_index` compares
 that listing with what the index holds: a file whose size and modification
 time are unchanged is not read again; any other is read, and its digest
-decides whether it changed.
+decides whether it changed. A file that was never read (no digest) is tried
+again on every pass.
 """
 
 from __future__ import annotations
@@ -109,8 +110,11 @@ def plan_index(listing: list[FileStat], known: dict[str, KnownFile]) -> IndexPla
     for stat in listing:
         seen.add(stat.file)
         previous = known.get(stat.file)
+        # A file never read (no digest: a symlink, a pipe, an error, no memory
+        # then) is tried again on every pass: cheap, since it was never read,
+        # and what kept it out may be gone without its size or time moving.
         if (previous is not None and previous.size_bytes == stat.size_bytes
-                and previous.mtime_ns == stat.mtime_ns):
+                and previous.mtime_ns == stat.mtime_ns and previous.sha256):
             unchanged.append(stat)
         else:
             to_read.append(stat)

@@ -18,7 +18,7 @@ from archive.beneath import TooLarge
 from archive.errors import ArchiveError
 from archive.folder import FileStat, IndexPlan, KnownFile, is_folder_entry, read_file
 from archive.schema import RUN_TABLES
-from archive.limits import FileLimits, file_limits
+from archive.limits import FileLimits, MemoryGate, NoRoomNow, file_limits
 from archive.rows import NOT_A_RUN, RUN, UNREADABLE, FileOutcome, file_digest, index_file
 from archive.rows import one_line
 
@@ -55,13 +55,15 @@ class IndexReport:
                 "unreadable": list(self.unreadable)}
 
 
-def read_one(root: str, task: ReadTask, limits: FileLimits | None = None) -> IndexedFile:
+def read_one(root: str, task: ReadTask, limits: FileLimits | None = None,
+             admit: MemoryGate | None = None) -> IndexedFile:
     """Read one file and index it, unless its digest says it has not changed.
 
     Whatever goes wrong with this one file becomes its ``unreadable`` reason
     (naming it by its path in the folder, never the server's), so the pass goes
     on. The rows, the digest, the size and the time all come from the one
-    descriptor the bytes were read from."""
+    descriptor the bytes were read from. A file the memory gate ``admit`` has
+    no room for now is left unread (no digest), so the next pass reads it."""
     limits = limits or file_limits()
     try:
         if task.stat.problem is not None:
@@ -72,12 +74,19 @@ def read_one(root: str, task: ReadTask, limits: FileLimits | None = None) -> Ind
     except ArchiveError as error:
         return _unreadable(task, str(error))
     except Exception as error:  # noqa: BLE001 - one odd entry must not stop the pass
-        return _unreadable(task, f"cannot read {task.stat.file}: {type(error).__name__}")
+        # The system's words, never the exception's text: it may name a server path.
+        reason = (error.strerror if isinstance(error, OSError) and error.strerror
+                  else type(error).__name__)
+        return _unreadable(task, f"cannot read {task.stat.file}: {reason}")
     digest = file_digest(read.data)
     stat = FileStat(task.stat.file, read.size_bytes, read.mtime_ns)
     if digest == task.known_sha256:
         return IndexedFile(stat, digest, None)
-    return IndexedFile(stat, digest, index_file(task.stat.file, read.data, digest, limits))
+    try:
+        outcome = index_file(task.stat.file, read.data, digest, limits, admit)
+    except NoRoomNow as busy:
+        return _unreadable(task, str(busy))
+    return IndexedFile(stat, digest, outcome)
 
 
 def _unreadable(task: ReadTask, problem: str) -> IndexedFile:
@@ -86,10 +95,10 @@ def _unreadable(task: ReadTask, problem: str) -> IndexedFile:
     return IndexedFile(task.stat, "", outcome)
 
 
-def read_batch(root: str, tasks: list[ReadTask],
-               limits: FileLimits | None = None) -> list[IndexedFile]:
+def read_batch(root: str, tasks: list[ReadTask], limits: FileLimits | None = None,
+               admit: MemoryGate | None = None) -> list[IndexedFile]:
     limits = limits or file_limits()
-    return [read_one(root, task, limits) for task in tasks]
+    return [read_one(root, task, limits, admit) for task in tasks]
 
 
 def batches(tasks: list[ReadTask], max_bytes: int = 32 * 1024**2,
@@ -155,8 +164,8 @@ class ReportTally:
             previous = self.known.get(item.stat.file)
             if is_folder_entry(item.stat.file):
                 continue
-            if item.outcome is None:
-                self.report.unchanged += 1
+            if item.outcome is None or (_never_read(previous) and not item.sha256):
+                self.report.unchanged += 1  # same bytes, or still not to be read
             elif item.outcome.status == NOT_A_RUN:
                 if _counted(previous):
                     self.report.removed += 1  # it was a run and is not one any more
@@ -164,6 +173,10 @@ class ReportTally:
                 self.report.updated += 1
             else:
                 self.report.added += 1
+
+
+def _never_read(known: KnownFile | None) -> bool:
+    return known is not None and known.status == UNREADABLE and not known.sha256
 
 
 def _counted(known: KnownFile | None) -> bool:

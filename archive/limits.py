@@ -16,7 +16,11 @@ from __future__ import annotations
 
 import logging
 import os
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from typing import Callable
+
+from archive.errors import ArchiveError
 
 MAX_EXPANDED_ENV = "LENS_MAX_EXPANDED_MB"
 MEMORY_BUDGET_ENV = "LENS_MEMORY_BUDGET_MB"
@@ -32,6 +36,16 @@ MB = 1024 * 1024
 INDEXING_PER_BYTE = 4.0
 
 _log = logging.getLogger(__name__)
+
+# What a server hands the indexer so a file's parse holds part of its memory
+# budget: called with the bytes the parse may need, it admits the work for the
+# length of the ``with`` block, or raises NoRoomNow.
+MemoryGate = Callable[[int], AbstractContextManager]
+
+
+class NoRoomNow(ArchiveError):
+    """The memory a file's indexing needs is held by other work now; the file is
+    not read in this pass and is read again on the next."""
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Iterator
 
-from archive.limits import FileLimits, file_limits
+from archive.limits import INDEXING_PER_BYTE, FileLimits, MemoryGate, file_limits
 from archive.storable import fit_tables
 from recorders.errors import ExpansionRefused, RecordingError
 from recorders import evidence
@@ -60,10 +61,12 @@ class FileOutcome:
 
 
 def index_file(file: str, data: bytes, sha256: str | None = None,
-               limits: FileLimits | None = None) -> FileOutcome:
+               limits: FileLimits | None = None, admit: MemoryGate | None = None) -> FileOutcome:
     """Index the bytes of the file at relative path ``file`` (plain or gzipped);
     ``sha256`` is their digest when the caller has it already. Gzip expands to
-    at most ``limits.max_indexed_bytes`` (by default, the limits in force)."""
+    at most ``limits.max_indexed_bytes`` (by default, the limits in force), and
+    the parse runs inside ``admit(bytes it may need)`` when given (whatever it
+    raises, such as :class:`archive.limits.NoRoomNow`, goes to the caller)."""
     digest = sha256 or file_digest(data)
     outcome = FileOutcome(file, len(data), digest, RUN)
     limits = limits or file_limits()
@@ -78,42 +81,50 @@ def index_file(file: str, data: bytes, sha256: str | None = None,
     except RecordingError as error:  # empty, or gzip that cannot be read
         outcome.status, outcome.problem = UNREADABLE, one_line(str(error))
         return outcome
-    try:
-        recording = load_recording(plain)
-    except RecordingError as error:
-        outcome.status = UNREADABLE if _looks_like_a_run(plain) else NOT_A_RUN
-        outcome.problem = one_line(str(error)) if outcome.status == UNREADABLE else None
-        return outcome
-    except RecursionError:
-        outcome.status, outcome.problem = UNREADABLE, "the recording is nested too deeply"
-        return outcome
-    del plain  # the rows are built from the recording alone
-    if (recording.source_kind == "boundary-list" and recording.boundary_events
-            and set(recording.boundary_counts) <= set(recording.unknown_boundary_types)):
-        # A list of {"type": ...} objects none of whose types agentfootprint writes.
-        outcome.status = NOT_A_RUN
-        return outcome
-    if not recording.typed_events and not recording.boundary_events:
-        if recording.source_kind == "boundary-list":
-            outcome.status = NOT_A_RUN  # an empty JSON list: nothing says it is a run
+    # The parse and the rows hold several times the JSON at their peak: the
+    # caller's gate (a server's memory budget) admits them, or raises.
+    with (admit or _no_gate)(int(len(plain) * INDEXING_PER_BYTE)):
+        try:
+            recording = load_recording(plain)
+        except RecordingError as error:
+            outcome.status = UNREADABLE if _looks_like_a_run(plain) else NOT_A_RUN
+            outcome.problem = one_line(str(error)) if outcome.status == UNREADABLE else None
             return outcome
-        if recording.source_kind != "envelope":  # an envelope still names its run
+        except RecursionError:
+            outcome.status, outcome.problem = UNREADABLE, "the recording is nested too deeply"
+            return outcome
+        del plain  # the rows are built from the recording alone
+        if (recording.source_kind == "boundary-list" and recording.boundary_events
+                and set(recording.boundary_counts) <= set(recording.unknown_boundary_types)):
+            # A list of {"type": ...} objects none of whose types agentfootprint writes.
+            outcome.status = NOT_A_RUN
+            return outcome
+        if not recording.typed_events and not recording.boundary_events:
+            if recording.source_kind == "boundary-list":
+                outcome.status = NOT_A_RUN  # an empty JSON list: nothing says it is a run
+                return outcome
+            if recording.source_kind != "envelope":  # an envelope still names its run
+                outcome.status = UNREADABLE
+                outcome.problem = "the recording holds no events: there is no run to index"
+                return outcome
+        try:
+            tables = run_rows(recording, file, len(data), digest)
+        except RecursionError:
+            outcome.status, outcome.problem = UNREADABLE, "the recording is nested too deeply"
+            return outcome
+        except Exception as error:  # one odd file must not end the pass over a folder
             outcome.status = UNREADABLE
-            outcome.problem = "the recording holds no events: there is no run to index"
+            outcome.problem = one_line(f"Lens could not index this run ({type(error).__name__}: "
+                                        f"{str(error)[:200]})")
             return outcome
-    try:
-        tables = run_rows(recording, file, len(data), digest)
-    except RecursionError:
-        outcome.status, outcome.problem = UNREADABLE, "the recording is nested too deeply"
+        _note_unstorable(tables, fit_tables(tables))
+        outcome.tables = tables
         return outcome
-    except Exception as error:  # one odd file must not end the pass over a folder
-        outcome.status = UNREADABLE
-        outcome.problem = one_line(f"Lens could not index this run ({type(error).__name__}: "
-                                    f"{str(error)[:200]})")
-        return outcome
-    _note_unstorable(tables, fit_tables(tables))
-    outcome.tables = tables
-    return outcome
+
+
+@contextmanager
+def _no_gate(need: int) -> Iterator[None]:
+    yield
 
 
 def _note_unstorable(tables: dict[str, list[dict[str, Any]]], notes: list[str]) -> None:
