@@ -29,23 +29,15 @@ from archive.storable import fit_tables
 from recorders.errors import ExpansionRefused, RecordingError
 from recorders import evidence
 from recorders.evidence import usage_tokens
+from recorders.catalogue import (AGENT_RUN_CONFIGURED, AGENT_TURN_END, AGENT_TURN_START,
+                                 COMPOSITION_ENTER, ERROR_FATAL, LLM_END, LLM_START, TOOL_END,
+                                 TOOL_START)
 from recorders.lens_projection import lens_route
 from recorders.loading import ENVELOPE_FORMAT, Recording, load_recording, parse_json, unpack
 
 RUN, UNREADABLE, NOT_A_RUN = "run", "unreadable", "not-a-run"
 UNSTORABLE_GAP = "not-stored-as-recorded"  # a value past its column's type (archive.storable)
 SHORT_TEXT_CHARS = 500
-
-_PREFIX = "agentfootprint."
-_LLM_START = _PREFIX + "stream.llm_start"
-_LLM_END = _PREFIX + "stream.llm_end"
-_TOOL_START = _PREFIX + "stream.tool_start"
-_TOOL_END = _PREFIX + "stream.tool_end"
-_TURN_START = _PREFIX + "agent.turn_start"
-_TURN_END = _PREFIX + "agent.turn_end"
-_COMPOSITION_ENTER = _PREFIX + "composition.enter"
-_RUN_CONFIGURED = _PREFIX + "agent.run_configured"
-_ERROR_FATAL = _PREFIX + "error.fatal"
 
 
 @dataclass
@@ -218,11 +210,11 @@ class _TypedWalk:
         self.first_ms: float | None = None
         self.last_ms: float | None = None
         self.handlers = {
-            _LLM_START: self._llm_start, _LLM_END: self._llm_end,
-            _TOOL_START: self._tool_start, _TOOL_END: self._tool_end,
-            _TURN_START: self._turn_start, _TURN_END: self._turn_end,
-            _COMPOSITION_ENTER: self._composition_enter,
-            _RUN_CONFIGURED: self._run_configured, _ERROR_FATAL: self._error_fatal,
+            LLM_START: self._llm_start, LLM_END: self._llm_end,
+            TOOL_START: self._tool_start, TOOL_END: self._tool_end,
+            AGENT_TURN_START: self._turn_start, AGENT_TURN_END: self._turn_end,
+            COMPOSITION_ENTER: self._composition_enter,
+            AGENT_RUN_CONFIGURED: self._run_configured, ERROR_FATAL: self._error_fatal,
         }
 
     def see_meta(self, meta: Any) -> None:

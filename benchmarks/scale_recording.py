@@ -32,6 +32,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from recorders.catalogue import AGENT_ITERATION_START
+
 _EXEC_INDEX = re.compile(r"#(\d+)$")
 # A served tool result's fields that say what it holds.
 _SERVED_TEXT = ("rawContent", "contentSummary", "contentHash")
@@ -61,7 +63,7 @@ def scale_recording(document: dict, factor: int, source_name: str = "source") ->
     typed_block = [e for e in typed if t_start <= e["meta"]["wallClockMs"] < t_end]
     typed_head = [e for e in typed if e["meta"]["wallClockMs"] < t_start]
     typed_tail = [e for e in typed if e["meta"]["wallClockMs"] >= t_end]
-    iterations_per_block = sum(e["type"] == "agentfootprint.agent.iteration_start"
+    iterations_per_block = sum(e["type"] == AGENT_ITERATION_START
                                for e in typed_block)
 
     order = _ToolCallOrder(typed, t_start, t_end)

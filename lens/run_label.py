@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from recorders.catalogue import AGENT_RUN_CONFIGURED, COMPOSITION_ENTER
 from recorders.loading import Recording
 from lens.text import one_line
 
@@ -20,8 +21,8 @@ SHORT_DIGEST = 8
 _NAME_CHARS = 40
 _LOOKED_AT = 20  # the root announces itself among the first typed events
 _ROOT_NAMES = {
-    "agentfootprint.composition.enter": ("name", "id"),
-    "agentfootprint.agent.run_configured": ("agentId",),
+    COMPOSITION_ENTER: ("name", "id"),
+    AGENT_RUN_CONFIGURED: ("agentId",),
 }
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from recorders.loading import Recording
+from recorders.catalogue import CONTEXT_EVALUATED
 from recorders.route_recorder import RouteRecorder, replay_route
 from recorders.run_step import (
     ACTOR_USER,
@@ -423,7 +424,7 @@ def nested_skill_graphs(recording: Recording, steps: LensStepRecorder) -> tuple[
     """Skill-graph agents nested in a composition whose route the file does not
     carry (a composition's saved typed stream has no routing events for them),
     by scope path: the recording shows they exist, not which skills they visited."""
-    if recording.typed_counts.get("agentfootprint.context.evaluated", 0):
+    if recording.typed_counts.get(CONTEXT_EVALUATED, 0):
         return ()
     return tuple(sorted("/".join(path[1:]) for path in steps.skill_scopes if path != ROOT_PATH))
 

@@ -41,6 +41,7 @@ from recorders import fast_parse
 from recorders.deep_parse import parsing
 from recorders.balance import BalanceReport, BalanceTracker
 from recorders.errors import ExpansionRefused, RecordingError
+from recorders.catalogue import LLM_END, LLM_START, TOOL_START
 from recorders.event_types import KNOWN_BOUNDARY_TYPES, KNOWN_TYPED_TYPES
 from recorders.gaps import Gap
 from recorders.surrogates import may_hold_lone_surrogates, mend_lone_surrogates, mended_gap
@@ -655,11 +656,10 @@ _BOUNDARY_CHECKS = {kind: _BOUNDARY_COMMON + fields for kind, fields in _BOUNDAR
 
 # Payload fields the projections read, by typed event type.
 _TYPED_PAYLOAD_FIELDS: dict[str, tuple[tuple[str, str, bool], ...]] = {
-    "agentfootprint.stream.llm_end": (("toolCallCount", _NUM, True),),
-    "agentfootprint.stream.tool_start": (("toolName", _STR, False),),
+    LLM_END: (("toolCallCount", _NUM, True),),
+    TOOL_START: (("toolName", _STR, False),),
 }
-_TYPED_META_FOR_STEPS = frozenset({"agentfootprint.stream.llm_start",
-                                   "agentfootprint.stream.llm_end"})
+_TYPED_META_FOR_STEPS = frozenset({LLM_START, LLM_END})
 # Meta fields the projections read: required for the events that become steps.
 _TYPED_META_FIELDS_FOR_STEPS = (("runtimeStageId", _STR, True), ("subflowPath", _PATH, False),
                                 ("wallClockMs", _NUM, True))

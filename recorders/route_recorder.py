@@ -18,12 +18,9 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
+from recorders.catalogue import CONTEXT_EVALUATED, SKILL_REJECTED, TOOL_START
 from recorders.sequence_store import SequenceStore
 from recorders.values import js_number_text
-
-TOOL_START = "agentfootprint.stream.tool_start"
-CONTEXT_EVALUATED = "agentfootprint.context.evaluated"
-SKILL_REJECTED = "agentfootprint.skill.rejected"
 
 # The typed events a route recorder reads.
 _ROUTE_EVENTS = frozenset({TOOL_START, CONTEXT_EVALUATED, SKILL_REJECTED})

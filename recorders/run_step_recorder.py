@@ -35,6 +35,7 @@ from recorders.run_step import (
     Transition,
     renumber,
 )
+from recorders.catalogue import LLM_END, LLM_START
 from recorders.sequence_store import SequenceStore
 from recorders.values import ROOT_PATH, ROOT_SUBFLOW_ID, is_number, js_number_text
 from recorders.trackers.actor_arrows import LLM_TO_USER, TOOL_TO_LLM, ActorArrowClassifier
@@ -42,9 +43,6 @@ from recorders.trackers.answer_buffer import CandidateAnswerBuffer
 from recorders.trackers.fork_tracker import ForkTracker
 from recorders.trackers.root_inferrer import LEAF_PRIMITIVES, RootInferrer
 from recorders.trackers.sibling_tracker import SequenceSiblingTracker
-
-LLM_START = "agentfootprint.stream.llm_start"
-LLM_END = "agentfootprint.stream.llm_end"
 
 # Decider stages the reference treats as Agent-internal (their outcome shows
 # as actor arrows instead). Matched on the stage id's last segment.

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from recorders.catalogue import AGENT_TURN_END, ERROR_FATAL, LLM_END
 from recorders.loading import Recording
 
 COMPLETE = "complete"
@@ -58,7 +59,7 @@ def run_ending(recording: Recording) -> RunEnding:
             answer = _text_of(payload)
     typed = recording.typed_events
     if error is None:
-        fatal = _last(typed, "agentfootprint.error.fatal")
+        fatal = _last(typed, ERROR_FATAL)
         if fatal is not None:
             payload = fatal.get("payload")
             error = _text_of(payload.get("error") if isinstance(payload, dict) else payload) \
@@ -66,8 +67,8 @@ def run_ending(recording: Recording) -> RunEnding:
     if error is not None:
         return RunEnding(CRASHED, None, error)
     if answer is None:
-        turn_end = _last(typed, "agentfootprint.agent.turn_end")
-        llm_end = _last(typed, "agentfootprint.stream.llm_end")
+        turn_end = _last(typed, AGENT_TURN_END)
+        llm_end = _last(typed, LLM_END)
         answer = (_text_of((turn_end or {}).get("payload"))
                   or _text_of((llm_end or {}).get("payload")))
     finished = exit_event is not None or recording.complete is True

@@ -22,11 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from recorders.catalogue import CONTEXT_INJECTED, CONTEXT_SLOT_COMPOSED, LLM_START
 from lens.compare.events import EventComparer
 
-LLM_START = "agentfootprint.stream.llm_start"
-CONTEXT_TYPES = frozenset({"agentfootprint.context.injected",
-                           "agentfootprint.context.slot_composed"})
+CONTEXT_TYPES = frozenset({CONTEXT_INJECTED, CONTEXT_SLOT_COMPOSED})
 
 
 @dataclass(slots=True)

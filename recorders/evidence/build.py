@@ -55,6 +55,11 @@ from recorders.evidence.records import (
     ToolCall,
     Turn,
 )
+from recorders.catalogue import (AGENT_ROUTE_DECIDED, AGENT_TURN_END, AGENT_TURN_START,
+                                 COMPOSITION_ROUTE_DECIDED, CONTEXT_BUDGET_PRESSURE,
+                                 CONTEXT_EVALUATED, CONTEXT_EVICTED, CONTEXT_INJECTED,
+                                 CONTEXT_SLOT_COMPOSED, ERROR_FATAL, LLM_END, LLM_START,
+                                 SKILL_REJECTED, TOOL_END, TOOL_START, short_name)
 from recorders.evidence.stages import StageEvents, stage_events
 from recorders.loading import Recording
 from recorders.values import (
@@ -67,7 +72,6 @@ from recorders.values import (
     unrooted,
 )
 
-_PREFIX = "agentfootprint."
 # Subflows a context event fires in, one level below the model call's scope.
 _CONTEXT_SEGMENTS = frozenset({"sf-system-prompt", "sf-messages", "sf-tools",
                                "sf-injection-engine"})
@@ -76,12 +80,17 @@ _FINAL_SEGMENT = "final"
 
 # Boundary event type -> typed short name, for the boundary-only fallback.
 _BOUNDARY_AS_TYPED = {
-    "llm.start": "stream.llm_start",
-    "llm.end": "stream.llm_end",
-    "tool.start": "stream.tool_start",
-    "tool.end": "stream.tool_end",
-    "context.injected": "context.injected",
+    "llm.start": short_name(LLM_START),
+    "llm.end": short_name(LLM_END),
+    "tool.start": short_name(TOOL_START),
+    "tool.end": short_name(TOOL_END),
+    "context.injected": short_name(CONTEXT_INJECTED),
 }
+# Short names that label notes and search entries.
+_SKILL_REJECTED_NOTE = short_name(SKILL_REJECTED)
+_BUDGET_PRESSURE_NOTE = short_name(CONTEXT_BUDGET_PRESSURE)
+_FATAL_LABEL = short_name(ERROR_FATAL)
+_CURSOR_MOVE_LABEL = short_name(CONTEXT_EVALUATED) + " cursorMove"
 
 # What a served piece is searchable as, by slot ("message" otherwise).
 _SEARCH_KIND_OF_SLOT = {SYSTEM_PROMPT: "system prompt", TOOLS: "tool offered"}
@@ -135,7 +144,7 @@ def build_from_events(typed_events: Iterable[Any], boundary_events: Iterable[Any
     builder = _Builder()
     boundary_llm = builder.scan_boundary(boundary)
     use_typed = has_typed_stream and any(
-        isinstance(e, dict) and e.get("type") == _PREFIX + "stream.llm_start" for e in typed)
+        isinstance(e, dict) and e.get("type") == LLM_START for e in typed)
     if use_typed:
         source = SOURCE_TYPED
     elif boundary_llm:
@@ -301,12 +310,12 @@ class _Builder:
             self.run_ids[run_id] = None
         self.current_run = run_id
         if handler is None:
-            short = _short_type(kind)
+            short = short_name(kind)
             if short.startswith(_NOTED_FAMILIES):
                 self._note(position, short, payload, meta)
             return
         if not isinstance(payload, dict):
-            self.anomalies.append(f"events[{position}] ({_short_type(kind)}): payload is "
+            self.anomalies.append(f"events[{position}] ({short_name(kind)}): payload is "
                                   f"{'missing' if payload is None else describe(payload)}, not an object")
             payload = {}
         handler(self, position, payload, meta)
@@ -356,14 +365,14 @@ class _Builder:
             _fill(tool, notes=tool.notes + (note,))
         else:
             state.notes.append(note)
-        if short == "skill.rejected" and isinstance(payload, dict):
+        if short == _SKILL_REJECTED_NOTE and isinstance(payload, dict):
             text = (f"skill {str_or_none(payload.get('requestedId'))!s} rejected from "
                     f"{str_or_none(payload.get('currentSkillId'))!s}; allowed: "
                     f"{_join(payload.get('allowed'))}")
             self.entries.append(SearchEntry("route reason", text, event_index=position,
                                             ts=note.ts, tool=tool.id if tool else None,
                                             call=tool.requested_by if tool else None,
-                                            label="skill.rejected"))
+                                            label=_SKILL_REJECTED_NOTE))
 
     # ── context ──
     def on_injected(self, position: int, p: dict, meta: dict) -> None:
@@ -488,7 +497,7 @@ class _Builder:
             text = (f"skill cursor → {str_or_none(move.get('to'))!s} by "
                     f"{str_or_none(move.get('by'))!s}; reachable: {_join(move.get('reachable'))}")
             self.entries.append(SearchEntry("route reason", text, event_index=position, ts=ts,
-                                            label="context.evaluated cursorMove"))
+                                            label=_CURSOR_MOVE_LABEL))
         routing = p.get("routing")
         if isinstance(routing, list):
             for row in routing:
@@ -511,7 +520,7 @@ class _Builder:
 
     def on_budget_pressure(self, position: int, p: dict, meta: dict) -> None:
         state = self._state(self._scope_key(meta, _CONTEXT_SEGMENTS))
-        state.notes.append(ContextNote("context.budget_pressure", p, position,
+        state.notes.append(ContextNote(_BUDGET_PRESSURE_NOTE, p, position,
                                        number_or_none(meta.get("wallClockMs"))))
 
     # ── model calls ──
@@ -758,7 +767,7 @@ class _Builder:
         self.fatal.append((self.current_run, text, position))
         self.entries.append(SearchEntry("error", text, event_index=position,
                                         ts=number_or_none(meta.get("wallClockMs")),
-                                        label="error.fatal"))
+                                        label=_FATAL_LABEL))
 
     # ── finish ──
     def finish(self, source: str, boundary_llm: set[tuple[str, float]], *, lean: bool,
@@ -815,24 +824,25 @@ def _carried(composition: SlotComposition, previous_id: int) -> SlotComposition:
 
 
 _HANDLERS = {
-    "context.injected": _Builder.on_injected,
-    "context.slot_composed": _Builder.on_slot_composed,
-    "context.evaluated": _Builder.on_evaluated,
-    "context.evicted": _Builder.on_evicted,
-    "context.budget_pressure": _Builder.on_budget_pressure,
-    "stream.llm_start": _Builder.on_llm_start,
-    "stream.llm_end": _Builder.on_llm_end,
-    "stream.tool_start": _Builder.on_tool_start,
-    "stream.tool_end": _Builder.on_tool_end,
-    "agent.turn_start": _Builder.on_turn_start,
-    "agent.turn_end": _Builder.on_turn_end,
-    "agent.route_decided": _Builder.on_route_decided,
-    "composition.route_decided": _Builder.on_composition_route,
-    "error.fatal": _Builder.on_fatal,
+    CONTEXT_INJECTED: _Builder.on_injected,
+    CONTEXT_SLOT_COMPOSED: _Builder.on_slot_composed,
+    CONTEXT_EVALUATED: _Builder.on_evaluated,
+    CONTEXT_EVICTED: _Builder.on_evicted,
+    CONTEXT_BUDGET_PRESSURE: _Builder.on_budget_pressure,
+    LLM_START: _Builder.on_llm_start,
+    LLM_END: _Builder.on_llm_end,
+    TOOL_START: _Builder.on_tool_start,
+    TOOL_END: _Builder.on_tool_end,
+    AGENT_TURN_START: _Builder.on_turn_start,
+    AGENT_TURN_END: _Builder.on_turn_end,
+    AGENT_ROUTE_DECIDED: _Builder.on_route_decided,
+    COMPOSITION_ROUTE_DECIDED: _Builder.on_composition_route,
+    ERROR_FATAL: _Builder.on_fatal,
 }
-# Typed events name their type in full; looking that up directly spares
-# cutting the prefix off every event's type.
-_HANDLERS.update({_PREFIX + short: handler for short, handler in list(_HANDLERS.items())})
+# Typed events name their type in full and are looked up so, which spares
+# cutting the prefix off every event's type; the boundary-only fallback
+# hands short names (_BOUNDARY_AS_TYPED), and other callers may too.
+_HANDLERS.update({short_name(name): handler for name, handler in list(_HANDLERS.items())})
 
 
 def _typed_gaps(calls: list[ModelCall], tools: list[ToolCall], pieces_without_text: int
@@ -951,11 +961,6 @@ def _leaf_text(value: Any) -> str:
     if kind is float and math.isfinite(value):
         return float.__repr__(value)
     return json_text(value)
-
-
-def _short_type(kind: str) -> str:
-    """``agentfootprint.context.injected`` → ``context.injected``."""
-    return kind[len(_PREFIX):] if kind.startswith(_PREFIX) else kind
 
 
 def _slot_from_path(path: tuple[str, ...]) -> str | None:
