@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from recorders.catalogue import COMPOSITION_MERGE_END, short_name
 from recorders.evidence import EvidenceIndex, ModelCall, ToolCall
 from recorders.run_step import DECIDE, FORK, ITERATION, MERGE, REACT, SEQUENTIAL, RunStep
 from recorders.values import is_number, js_number_text
@@ -25,7 +26,7 @@ LLM_TO_TOOL = "llm→tool"
 LLM_TO_USER = "llm→user"
 KNOWN_ARROWS = frozenset({USER_TO_LLM, TOOL_TO_LLM, LLM_TO_TOOL, LLM_TO_USER})
 HANDOFF_LABELS = frozenset({"asks", "forwards", "answers"})
-MERGE_END = "composition.merge_end"
+MERGE_END = short_name(COMPOSITION_MERGE_END)
 ROUTE_DECIDED = ".route_decided"  # composition.route_decided, agent.route_decided
 
 _HEADINGS = {

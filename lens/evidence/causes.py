@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from recorders.catalogue import CONTEXT_BUDGET_PRESSURE, short_name
 from recorders.evidence import MESSAGES, EvidenceIndex, ModelCall, StepMap
 from recorders.gaps import Gap
 from recorders.route_recorder import RouteHop, RouteTrip, format_route_hop
@@ -31,6 +32,8 @@ from lens.text import DisplayText, display_text, format_ms, one_line
 ERROR, WARNING = "error", "warning"
 # Gap codes that mean part of the run is missing from the file.
 _LOST_EVENT_GAPS = frozenset({"dropped", "incomplete"})
+# The type of the notes the evidence index keeps of a context.budget_pressure event.
+_BUDGET_PRESSURE_NOTE = short_name(CONTEXT_BUDGET_PRESSURE)
 NAME_CHARS = 60
 
 
@@ -181,7 +184,7 @@ def _context_cuts(index: EvidenceIndex, step_map: StepMap | None,
             if slot.origin == "fresh" and slot.dropped_count:
                 dropped.append((call, slot.slot, slot.dropped_count))
         pressed += [(call, note.payload) for note in call.notes
-                    if note.type == "context.budget_pressure"]
+                    if note.type == _BUDGET_PRESSURE_NOTE]
     causes = []
     if evicted:
         pieces = sum(len(call.evictions) for call in evicted)

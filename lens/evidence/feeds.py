@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from recorders.catalogue import COMPOSITION_ROUTE_DECIDED, short_name
 from recorders.evidence import EvidenceIndex, ModelCall
 from recorders.run_step import RunStep
 
@@ -94,6 +95,10 @@ def _decision(index: EvidenceIndex, decisions: list[tuple[int, RunStep]],
     return Feed(DECIDED, None, position, child, rationale)
 
 
+# Matched as a suffix, as the type may be written with or without its prefix.
+_ROUTE_DECIDED = short_name(COMPOSITION_ROUTE_DECIDED)
+
+
 def _typed_rationale(index: EvidenceIndex, step: RunStep) -> Any:
     """The rationale of the typed ``composition.route_decided`` event at the
     decision's stage (the boundary log does not always carry it)."""
@@ -102,7 +107,7 @@ def _typed_rationale(index: EvidenceIndex, step: RunStep) -> Any:
         event = events[event_index]
         payload = event.get("payload") if isinstance(event, dict) else None
         if (isinstance(event.get("type"), str)
-                and event["type"].endswith("composition.route_decided")
+                and event["type"].endswith(_ROUTE_DECIDED)
                 and isinstance(payload, dict) and payload.get("chosen") == step.meta.get("chosen")
                 and payload.get("rationale") is not None):
             return payload["rationale"]

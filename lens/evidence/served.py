@@ -20,10 +20,14 @@ from typing import Any, Sequence
 from recorders.evidence import (MESSAGES, SOURCE_BOUNDARY, SYSTEM_PROMPT, TOOLS,
                                 EvidenceIndex, Eviction, ModelCall, Piece, SlotComposition,
                                 StepMap, ToolCall)
+from recorders.catalogue import CONTEXT_BUDGET_PRESSURE, short_name
 from recorders.values import is_number, js_number_text, json_text
 from lens.evidence.delta import SLOT_TITLES, ContextDelta, context_delta, slot_order
 from lens.evidence.nav import Nav, call_title, nav_for_call, nav_for_tool
 from lens.text import DisplayText, display_text, grouped
+
+# The type of the notes the evidence index keeps of a context.budget_pressure event.
+_BUDGET_PRESSURE_NOTE = short_name(CONTEXT_BUDGET_PRESSURE)
 
 
 @dataclass(frozen=True)
@@ -134,9 +138,9 @@ def served_context(index: EvidenceIndex, call_id: int,
         skills=display_text(_skills_text(call)) if call.evaluated is not None else None,
         evictions=tuple(display_text(_eviction_text(e)) for e in call.evictions),
         pressure=tuple(display_text(n.payload) for n in call.notes
-                       if n.type == "context.budget_pressure"),
+                       if n.type == _BUDGET_PRESSURE_NOTE),
         other_events=tuple(display_text(f"{n.type}: {json_text(n.payload)}") for n in call.notes
-                           if n.type != "context.budget_pressure"),
+                           if n.type != _BUDGET_PRESSURE_NOTE),
         output=display_text(call.output) if call.output is not None else None,
         output_status=output_status, usage=_usage_text(call), tool_rows=tool_rows,
         route=display_text(call.route) if call.route is not None else None,
