@@ -88,6 +88,8 @@ class Recording:
     typed_run_ids: list[str] = field(default_factory=list)
     unknown_typed_types: dict[str, int] = field(default_factory=dict)
     unknown_boundary_types: dict[str, int] = field(default_factory=dict)
+    # Typed events that carry no meta at all, by type: kept, with nothing to place them by.
+    typed_without_meta: dict[str, int] = field(default_factory=dict)
     gaps: list[Gap] = field(default_factory=list)
     # Snapshot members read and not kept (UNREAD_SNAPSHOT_KEYS found in the file), sorted.
     dropped_snapshot_keys: tuple[str, ...] = ()
@@ -618,6 +620,13 @@ def _stream_gaps(recording: Recording, balance: BalanceReport | None) -> list[Ga
         more = "" if len(unknown) <= 6 else f" and {len(unknown) - 6} more"
         gaps.append(Gap("unknown-types", f"{sum(unknown.values())} events of types this version "
                         f"does not know, kept as they are: {listed}{more}"))
+    without_meta = recording.typed_without_meta
+    if without_meta:
+        listed = ", ".join(f"{shown_text(name, limit=80)} ×{count}"
+                           for name, count in sorted(without_meta.items())[:6])
+        more = "" if len(without_meta) <= 6 else f" and {len(without_meta) - 6} more"
+        gaps.append(Gap("no-meta", f"{sum(without_meta.values())} typed events carry no meta "
+                        f"(no run, stage or time), kept but not placed at a step: {listed}{more}"))
     return gaps
 
 
@@ -711,6 +720,7 @@ def _validate_boundary(recording: Recording, where: str) -> BalanceReport:
 
 def _validate_typed(recording: Recording, where: str) -> None:
     counts: Counter[str] = Counter()
+    without_meta: Counter[str] = Counter()
     run_ids: dict[str, None] = {}
     paths: dict[tuple, list] = {}  # paths found to be lists of strings
     for index, event in enumerate(recording.typed_events):
@@ -722,7 +732,14 @@ def _validate_typed(recording: Recording, where: str) -> None:
         counts[kind] += 1
         meta = event.get("meta")
         if not isinstance(meta, dict):
-            _field_problem(f"{where}[{index}]", "meta", "an object", meta, "meta" in event, kind)
+            # agentfootprint delivers some events after the run with no meta at all
+            # (resilience.output_*): kept. A model call's start or end becomes a
+            # step and needs its stage and time; a meta of another type is malformed.
+            if "meta" in event or kind in _TYPED_META_FOR_STEPS:
+                _field_problem(f"{where}[{index}]", "meta", "an object", meta, "meta" in event,
+                               kind)
+            without_meta[kind] += 1
+            meta = {}
         run_id = meta.get("runId")
         if run_id is not None:
             if not isinstance(run_id, str):
@@ -753,6 +770,7 @@ def _validate_typed(recording: Recording, where: str) -> None:
                 _field_problem(f"{where}[{index}].payload", *problem, kind)
     recording.typed_counts = dict(counts)
     recording.typed_run_ids = list(run_ids)
+    recording.typed_without_meta = dict(without_meta)
     recording.unknown_typed_types = {k: v for k, v in counts.items()
                                      if k not in KNOWN_TYPED_TYPES}
 

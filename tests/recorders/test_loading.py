@@ -190,10 +190,42 @@ def test_field_of_the_wrong_type_is_named():
                               "expected a list of strings")
 
 
-def test_typed_event_without_meta_is_refused():
+def _first_typed(document: dict, short: str) -> int:
+    return next(i for i, e in enumerate(document["events"])
+                if e["type"] == "agentfootprint." + short)
+
+
+def test_a_typed_event_without_meta_is_kept_and_named_in_the_gaps():
+    # agentfootprint delivers the output-fallback pair after the run with no meta at all.
     document = _corpus("llmcall-single")
-    del document["events"][0]["meta"]
-    assert "events[0]" in _refused(_bytes(document)) and "meta" in _refused(_bytes(document))
+    document["events"].append({"type": "agentfootprint.resilience.output_canned_used",
+                               "timestamp": 1, "payload": {"rawOutputPreview": "x",
+                                                           "fallbackErrorMessage": "502"}})
+    index = _first_typed(document, "context.injected")
+    del document["events"][index]["meta"]
+    recording = load_recording(_bytes(document))
+    assert recording.typed_events == document["events"]
+    assert recording.typed_without_meta == {"agentfootprint.context.injected": 1,
+                                            "agentfootprint.resilience.output_canned_used": 1}
+    (gap,) = [g for g in recording.gaps if g.code == "no-meta"]
+    assert gap.message.startswith("2 typed events carry no meta")
+    assert "resilience.output_canned_used ×1" in gap.message
+
+
+def test_a_model_call_event_without_meta_is_refused():
+    # It becomes a step: without its stage and time there is nowhere to put it.
+    document = _corpus("llmcall-single")
+    index = _first_typed(document, "stream.llm_start")
+    del document["events"][index]["meta"]
+    message = _refused(_bytes(document))
+    assert message == (f"events[{index}] (agentfootprint.stream.llm_start): missing field 'meta' "
+                       "(expected an object)")
+
+
+def test_a_typed_meta_that_is_not_an_object_is_refused():
+    document = _corpus("llmcall-single")
+    document["events"][0]["meta"] = None
+    assert _refused(_bytes(document)).startswith("events[0].meta (")
 
 
 def test_events_that_are_not_a_list_are_refused():
