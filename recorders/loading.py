@@ -615,19 +615,21 @@ def _stream_gaps(recording: Recording, balance: BalanceReport | None) -> list[Ga
         ))
     unknown = {**recording.unknown_typed_types, **recording.unknown_boundary_types}
     if unknown:
-        listed = ", ".join(f"{shown_text(name, limit=80)} ×{count}"
-                           for name, count in sorted(unknown.items())[:6])
-        more = "" if len(unknown) <= 6 else f" and {len(unknown) - 6} more"
         gaps.append(Gap("unknown-types", f"{sum(unknown.values())} events of types this version "
-                        f"does not know, kept as they are: {listed}{more}"))
+                        f"does not know, kept as they are: {_counted_types(unknown)}"))
     without_meta = recording.typed_without_meta
     if without_meta:
-        listed = ", ".join(f"{shown_text(name, limit=80)} ×{count}"
-                           for name, count in sorted(without_meta.items())[:6])
-        more = "" if len(without_meta) <= 6 else f" and {len(without_meta) - 6} more"
         gaps.append(Gap("no-meta", f"{sum(without_meta.values())} typed events carry no meta "
-                        f"(no run, stage or time), kept but not placed at a step: {listed}{more}"))
+                        "(no run, stage or time), kept but not placed at a step: "
+                        f"{_counted_types(without_meta)}"))
     return gaps
+
+
+def _counted_types(counts: dict[str, int], shown: int = 6) -> str:
+    """``type ×n, …`` for the first ``shown`` types by name, then how many more."""
+    listed = ", ".join(f"{shown_text(name, limit=80)} ×{count}"
+                       for name, count in sorted(counts.items())[:shown])
+    return listed if len(counts) <= shown else f"{listed} and {len(counts) - shown} more"
 
 
 # ─── Per-event validation ──────────────────────────────────────────────
