@@ -98,6 +98,8 @@ def _aligned_steps(result: RunComparison, choice_a: RunChoice, choice_b: RunChoi
     if not rows:
         return
     st.subheader("Steps side by side", anchor=False)
+    if result.alignment_fallback is not None:  # app text: counts and row numbers only
+        st.info(result.alignment_fallback.sentence(), icon=":material/info:")
     first_row = result.first_difference_row
     pair = (choice_a.key, choice_b.key)
     if st.session_state.get(ROW_FOR) != pair:  # a new pair opens on its first difference

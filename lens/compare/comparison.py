@@ -9,8 +9,9 @@ the first difference) plus the projections both runs already build:
   of each run's lens projection that holds it (:mod:`lens.placement`);
 - the first model call served differently, its slots and the pieces added,
   removed or changed (:mod:`lens.compare.served`, :mod:`lens.compare.pieces`);
-- both step lists aligned (:mod:`lens.compare.alignment`), both route paths,
-  and how each run ended (:mod:`lens.compare.outcome`).
+- both step lists aligned (:mod:`lens.compare.alignment`; the rows it had to
+  pair by position instead, if any, in ``alignment_fallback``), both route
+  paths, and how each run ended (:mod:`lens.compare.outcome`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 from recorders.deep_parse import parsing
 from recorders.loading import PARSE_RECURSION_LIMIT
-from lens.compare.alignment import AlignedRow, align_steps
+from lens.compare.alignment import AlignedRow, PairedByPosition, align_steps
 from lens.compare.events import (EventComparer, EventDifference, ProviderIds,
                                  first_event_difference)
 from lens.compare.evidence_adapter import served_pieces
@@ -72,6 +73,7 @@ class RunComparison:
     route_a: tuple[str, ...]
     route_b: tuple[str, ...]
     alignment: tuple[AlignedRow, ...]
+    alignment_fallback: PairedByPosition | None  # rows paired by position, not aligned
     first_difference_row: int | None   # the alignment row holding the first difference
     typed_events: tuple[int, int]
     model_calls: tuple[int, int]
@@ -124,7 +126,8 @@ def _compare(a: _Side, b: _Side) -> RunComparison:
     first = _first_difference(difference, a, b)
     served = first_served_difference(a.served, b.served, comparer)
     served_view = _served_view(served, a, b) if served is not None else None
-    alignment = tuple(align_steps(a.locator.rows, b.locator.rows))
+    steps = align_steps(a.locator.rows, b.locator.rows)
+    alignment = steps.rows
     identical = not notes and first is None and served is None
     return RunComparison(
         identical=identical,
@@ -135,6 +138,7 @@ def _compare(a: _Side, b: _Side) -> RunComparison:
         route_a=a.route(),
         route_b=b.route(),
         alignment=alignment,
+        alignment_fallback=steps.paired_by_position,
         first_difference_row=_row_of(alignment, first),
         typed_events=(len(a.events), len(b.events)),
         model_calls=(len(a.served), len(b.served)),

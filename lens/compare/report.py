@@ -86,6 +86,12 @@ def comparison_to_wire(result: RunComparison) -> dict[str, Any]:
         "alignment": {"sameBefore": start,
                       "rows": [_aligned_wire(row) for row in result.alignment[start:]]},
     }
+    fallback = result.alignment_fallback
+    if fallback is not None:
+        wire["alignment"]["pairedByPosition"] = {
+            "reason": fallback.reason, "firstRow": fallback.first_row, "rowCount": fallback.rows,
+            "stepsA": fallback.steps_a, "stepsB": fallback.steps_b,
+            "note": fallback.sentence()}
     if result.notes:
         wire["notes"] = list(result.notes)
     return wire
@@ -140,6 +146,8 @@ def comparison_text(result: RunComparison) -> str:
         lines.append(f"route B: {' → '.join(result.route_b) or '(none)'}")
     extra = sum(row.status != "same" for row in result.alignment)
     lines.append(f"steps: {len(result.alignment)} aligned rows, {extra} differ in shape")
+    if result.alignment_fallback is not None:
+        lines.append(f"  {result.alignment_fallback.sentence()}")
     lines.append(f"A ended: {_ending_text(result.ending_a)}")
     lines.append(f"B ended: {_ending_text(result.ending_b)}")
     return "\n".join(lines)
