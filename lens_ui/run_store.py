@@ -24,8 +24,15 @@ and when nothing can go the request is refused with :class:`OverBudget`.
 Sessions are told apart by their id. A session's uploads belong to its
 :class:`Lease`; when the session has been gone for the grace period (checked
 through the ``is_live`` callable) its lease and the bytes only it held are
-dropped. An upload is found from another session only by its full digest
-(:meth:`ServerStore.find_upload`), which is what a shared link carries.
+dropped. The grace period runs from when the session left, not from the
+store's next use: while any lease is held, a daemon thread (the *grace
+ticker*, :meth:`ServerStore.watch_sessions`) looks at the sessions every
+:func:`watch_period` seconds (at most 1 s, a tenth of the grace when that is
+shorter) and wakes when a grace period ends, so an idle server drops a gone
+session's uploads at most one period late; it stops when no lease is left
+and holds no reference that keeps the store alive. An upload is found from
+another session only by its full digest (:meth:`ServerStore.find_upload`),
+which is what a shared link carries.
 
 Pure Python and thread-safe; ``lens_ui/runs.py`` wires it to Streamlit.
 """
@@ -34,6 +41,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, TypeVar
@@ -64,7 +72,7 @@ class Lease:
     session_id: str
     current: str | None = None  # digest of the run on screen
     uploads: OrderedDict = field(default_factory=OrderedDict)  # digest → HeldUpload, oldest first
-    gone_since: float | None = None
+    gone_since: float | None = None  # when the session was first seen gone (store clock)
 
 
 @dataclass
@@ -97,17 +105,35 @@ class Usage:
         return self.runs_bytes + self.uploads_bytes
 
 
+def watch_period(grace_s: float) -> float:
+    """How often the grace ticker looks at the sessions: at most 1 s, and a
+    tenth of the grace period when that is shorter (how late a gone
+    session's uploads may be dropped)."""
+    return max(0.01, min(1.0, grace_s / 10))
+
+
 class ServerStore(Generic[Run]):
-    """Open runs and uploaded bytes of every session, within ``budget_bytes``."""
+    """Open runs and uploaded bytes of every session, within ``budget_bytes``;
+    and the grace ticker that drops a gone session's lease on time.
+
+    With ``grace_ticker=True`` (what the app runs) a daemon thread keeps the
+    grace clock; without it a gone session is noticed only when the store is
+    next used, or when :meth:`watch_sessions` is called (tests stepping a
+    fake ``clock`` do that). ``is_live`` must be cheap and safe on any thread:
+    the ticker calls it under the store's lock.
+    """
 
     def __init__(self, budget_bytes: int, is_live: Callable[[str], bool], grace_s: float,
                  clock: Callable[[], float] = time.monotonic,
-                 on_release: Callable[[Any], None] | None = None) -> None:
+                 on_release: Callable[[Any], None] | None = None,
+                 grace_ticker: bool = False) -> None:
         self.budget_bytes = budget_bytes
         self._is_live = is_live
         self._grace_s = grace_s
         self._clock = clock
         self._on_release = on_release
+        self._grace_ticker = grace_ticker
+        self._ticker: threading.Thread | None = None  # running while leases are held
         self._lock = threading.RLock()
         self._opening = threading.Lock()
         self._runs: OrderedDict[str, _Entry] = OrderedDict()
@@ -127,6 +153,26 @@ class ServerStore(Generic[Run]):
         with self._lock:
             self._prune()
             return self._usage()
+
+    def watch_sessions(self) -> float | None:
+        """One look of the grace ticker: note when each session holding a lease
+        was first seen gone, drop the leases (and the uploads only they held)
+        of sessions gone for the grace period. Returns the seconds until the
+        next look is due (one period, or less when a grace period ends
+        sooner), or None when no lease is left and the ticker may stop."""
+        return self._look(None)
+
+    def _look(self, ticker: threading.Thread | None) -> float | None:
+        with self._lock:
+            self._prune()
+            if not self._leases:
+                if ticker is not None and self._ticker is ticker:
+                    self._ticker = None  # under the lock: the next lease starts a new one
+                return None
+            now = self._clock()
+            ends = [lease.gone_since + self._grace_s - now for lease in self._leases.values()
+                    if lease.gone_since is not None]
+            return max(0.0, min([watch_period(self._grace_s), *ends]))
 
     # ── uploads ──────────────────────────────────────────────────────
 
@@ -296,8 +342,17 @@ class ServerStore(Generic[Run]):
         lease = self._leases.get(session_id)
         if lease is None:
             lease = self._leases[session_id] = Lease(session_id)
+            if self._grace_ticker and self._ticker is None:
+                self._start_ticker()
         lease.gone_since = None
         return lease
+
+    def _start_ticker(self) -> None:
+        """Start the grace ticker (under the lock, as a lease is made)."""
+        ticker = threading.Thread(target=_tick_until_no_lease, args=(weakref.ref(self),),
+                                  name="lens-upload-grace", daemon=True)
+        self._ticker = ticker
+        ticker.start()
 
     def _usage(self) -> Usage:
         return Usage(runs_bytes=sum(e.cost for e in self._runs.values()),
@@ -353,3 +408,19 @@ class ServerStore(Generic[Run]):
         if self._on_release is not None:
             for run in released:
                 self._on_release(run)
+
+
+def _tick_until_no_lease(store_ref: "weakref.ReferenceType[ServerStore]") -> None:
+    """The grace ticker's loop. It holds the store only while looking, so a
+    store nobody uses any more (a cleared cache, a finished test) is collected
+    and the loop ends."""
+    me = threading.current_thread()
+    while True:
+        store = store_ref()
+        if store is None:
+            return
+        delay = store._look(me)
+        del store
+        if delay is None:
+            return
+        time.sleep(delay)

@@ -211,10 +211,12 @@ def session_id() -> str:
 def server_store() -> ServerStore[OpenRun]:
     limits = server_limits()
     return ServerStore(limits.memory_budget_bytes, _session_is_live, limits.upload_grace_s,
-                       on_release=collector.released)
+                       on_release=collector.released, grace_ticker=True)
 
 
 def _session_is_live(session: str) -> bool:
+    # Called by the store's grace ticker thread too: Runtime.is_active_session is
+    # documented safe on any thread (a dict lookup).
     if not runtime.exists():
         return True
     return runtime.get_instance().is_active_session(session.rpartition(" ")[0])
