@@ -84,3 +84,11 @@ def test_a_store_no_one_holds_lets_its_ticker_end():
     gc.collect()
     ticker.join(timeout=3)
     assert not ticker.is_alive()
+
+
+def test_the_apps_store_keeps_the_grace_clock_with_a_ticker():
+    from lens_ui.runs import server_store
+
+    store = server_store()
+    store.add_upload("a session", "d", "info", b"q")
+    assert isinstance(store._ticker, threading.Thread) and store._ticker.is_alive()
