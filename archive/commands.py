@@ -9,12 +9,17 @@
 
 ``runs`` and ``sql`` read the DuckDB index of DIR (``--db`` to name another
 file) or, with ``--parquet URL`` and no DIR, the Parquet datasets the Dask
-engine wrote. Every failure is one line on stderr with status 2.
+engine wrote, within the limits of :class:`archive.query.QueryLimits`
+(``--timeout``, ``--memory-mb``, ``--max-rows``, ``--max-result-mb``, or the
+``LENS_SQL_*`` environment variables they name). Every failure, a limit
+reached included, is one line on stderr with status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
 import time
 from typing import Any, Callable
@@ -22,8 +27,8 @@ from typing import Any, Callable
 from recorders.cli import ArgumentParser, UsageError
 
 from archive.errors import ArchiveError
-from archive.query import DEFAULT_LIMIT, DEFAULT_ORDER, open_folder_index, open_parquet
-from archive.query import runs_sql, select
+from archive.query import DEFAULT_LIMIT, DEFAULT_ORDER, LIMIT_SETTINGS, QueryLimits, Setting
+from archive.query import open_folder_index, open_parquet, runs_sql, select
 
 NAME = "archive"
 HELP = "index a folder of saved runs and query it (index, runs, sql)"
@@ -47,6 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     runs = actions.add_parser("runs", help="list runs, filtered and sorted")
     _source_arguments(runs)
+    _limit_arguments(runs)
     runs.add_argument("dir", nargs="?", help="the indexed folder (omit with --parquet)")
     runs.add_argument("--where", help='an SQL predicate over runs, e.g. "failed_tool_calls > 0"')
     runs.add_argument("--order-by", default=DEFAULT_ORDER, help=f"default: {DEFAULT_ORDER}")
@@ -57,6 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sql = actions.add_parser("sql", help="one read-only SQL query over the tables",
                              usage="%(prog)s [--db FILE | --parquet URL] [DIR] QUERY")
     _source_arguments(sql)
+    _limit_arguments(sql)
     # Options may come between DIR and QUERY ("sql DIR --db FILE QUERY"), which
     # argparse's positionals cannot take: the rest is parsed intermixed in _sql.
     sql.add_argument("rest", nargs=argparse.REMAINDER, metavar="DIR QUERY",
@@ -66,6 +73,52 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _source_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", help="the DuckDB index file (default: the folder's own)")
     parser.add_argument("--parquet", help="read the Parquet tables at this URL instead")
+
+
+def _limit_arguments(parser: argparse.ArgumentParser) -> None:
+    """One flag per limit on a query's work; unset, its environment variable or
+    its default applies (:func:`query_limits`)."""
+    for setting in LIMIT_SETTINGS:
+        parser.add_argument(setting.flag, dest=setting.field, type=_positive_number,
+                            metavar="SECONDS" if setting.unit == "s" else setting.unit.upper(),
+                            help=f"{setting.bounds} (default: ${setting.env}, else "
+                                 f"{setting.default:,g})")
+
+
+def _positive_number(text: str) -> float:
+    value = _number_or_none(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"not a positive number: {text!r}")
+    return value
+
+
+def _number_or_none(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if 0 < value and math.isfinite(value) else None
+
+
+def query_limits(args: argparse.Namespace) -> QueryLimits:
+    """Each limit from its flag, else its environment variable, else its default.
+    A variable that is not a positive number is refused in one line, not ignored:
+    a person who set it expects it to hold."""
+    return QueryLimits(**{s.field: _limit_value(s, getattr(args, s.field, None))
+                          for s in LIMIT_SETTINGS})
+
+
+def _limit_value(setting: Setting, flag_value: float | None) -> float:
+    if flag_value is not None:
+        return flag_value
+    text = os.environ.get(setting.env, "").strip()
+    if not text:
+        return setting.default
+    value = _number_or_none(text)
+    if value is None:
+        raise UsageError(f"{setting.env}={text!r} is not a positive number; unset it or "
+                         f"give one, e.g. {setting.default:g}")
+    return value
 
 
 def run(args: argparse.Namespace) -> Any:
@@ -98,7 +151,9 @@ def _index(args: argparse.Namespace) -> Any:
 
 
 def _runs(args: argparse.Namespace) -> Any:
-    rows = select(_connection(args, args.dir), runs_sql(args.where, args.order_by, args.limit))
+    limits = query_limits(args)
+    with _connection(args, args.dir, limits) as con:
+        rows = select(con, runs_sql(args.where, args.order_by, args.limit), limits=limits)
     if args.json:
         return rows
     print_table(rows)
@@ -108,9 +163,13 @@ def _runs(args: argparse.Namespace) -> Any:
 def _sql(args: argparse.Namespace) -> Any:
     rest = ArgumentParser(prog="footprint-lens archive sql")
     _source_arguments(rest)
+    _limit_arguments(rest)
     rest.add_argument("words", nargs="*")
     later = rest.parse_intermixed_args(args.rest)
     args.db, args.parquet = later.db or args.db, later.parquet or args.parquet
+    for setting in LIMIT_SETTINGS:
+        if getattr(later, setting.field) is not None:
+            setattr(args, setting.field, getattr(later, setting.field))
     if args.parquet:
         if len(later.words) != 1:
             raise UsageError("with --parquet give only the query: archive sql --parquet URL "
@@ -121,17 +180,19 @@ def _sql(args: argparse.Namespace) -> Any:
             raise UsageError("give the indexed folder and one query: archive sql DIR "
                              "\"SELECT …\"")
         folder, query = later.words
-    return select(_connection(args, folder), query)
+    limits = query_limits(args)
+    with _connection(args, folder, limits) as con:
+        return select(con, query, limits=limits)
 
 
-def _connection(args: argparse.Namespace, folder: str | None):
+def _connection(args: argparse.Namespace, folder: str | None, limits: QueryLimits):
     if args.parquet:
         if folder is not None or args.db:
             raise UsageError("--parquet reads the Parquet tables: give no DIR and no --db")
-        return open_parquet(args.parquet)
+        return open_parquet(args.parquet, limits)
     if folder is None:
         raise UsageError("name the indexed folder (or --parquet URL)")
-    return open_folder_index(folder, args.db)
+    return open_folder_index(folder, args.db, limits)
 
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace], Any]] = {

@@ -11,6 +11,12 @@ Only one read-only query runs, and DuckDB itself enforces it, twice over:
    cannot switch either back on. Over Parquet, the only directory readable is
    the dataset's own.
 
+A query's work is bounded (:class:`QueryLimits`): a time limit (a timer
+interrupts DuckDB), a memory limit (DuckDB's ``memory_limit``, with no
+spilling to disk, set before the configuration is locked), and a cap on the
+rows and bytes of its answer, fetched in chunks so a huge answer is refused
+before it is built.
+
 Results are JSON-able rows (timestamps as ISO 8601 UTC text).
 """
 
@@ -20,7 +26,10 @@ import datetime as dt
 import decimal
 import math
 import os
+import threading
+import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -33,27 +42,81 @@ from archive.database import connect, default_db_path
 
 DEFAULT_ORDER = "started_at DESC, file"
 DEFAULT_LIMIT = 100
+FETCH_CHUNK_ROWS = 2048  # DuckDB's own vector size: one chunk of the answer at a time
+MB = 1024 * 1024
 
 
-def open_index(db_path: str | os.PathLike) -> duckdb.DuckDBPyConnection:
-    """A read-only, sealed connection to an index file."""
+@dataclass(frozen=True)
+class Setting:
+    """One limit as people set it: a command-line flag or an environment variable."""
+
+    field: str
+    flag: str
+    env: str
+    default: float
+    unit: str
+    bounds: str  # what it bounds, for --help
+
+    def describe(self, value: float) -> str:
+        """``30 s (--timeout / LENS_SQL_TIMEOUT_S)``: the value in force and where to change it."""
+        number = f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
+        return f"{number} {self.unit} ({self.flag} / {self.env})"
+
+
+TIMEOUT = Setting("timeout_s", "--timeout", "LENS_SQL_TIMEOUT_S", 30, "s",
+                  "how long the query may run")
+MEMORY = Setting("memory_mb", "--memory-mb", "LENS_SQL_MEMORY_MB", 1024, "MB",
+                 "DuckDB's memory for the query (nothing spills to disk)")
+MAX_ROWS = Setting("max_rows", "--max-rows", "LENS_SQL_MAX_ROWS", 100_000, "rows",
+                   "most rows in the answer")
+MAX_RESULT = Setting("max_result_mb", "--max-result-mb", "LENS_SQL_MAX_RESULT_MB", 64, "MB",
+                     "largest answer, as the JSON it prints")
+LIMIT_SETTINGS = (TIMEOUT, MEMORY, MAX_ROWS, MAX_RESULT)
+
+
+@dataclass(frozen=True)
+class QueryLimits:
+    """What one query may take: wall time, DuckDB's memory, and the size of its
+    answer (rows, and bytes as the JSON it prints, estimated)."""
+
+    timeout_s: float = TIMEOUT.default
+    memory_mb: float = MEMORY.default
+    max_rows: float = MAX_ROWS.default
+    max_result_mb: float = MAX_RESULT.default
+
+    def connection_config(self) -> dict[str, str]:
+        """DuckDB settings that enforce the memory limit. Nothing spills to disk:
+        a query that needs more than the limit is refused, not written to the
+        temporary directory beside the index (or the working directory)."""
+        return {"memory_limit": f"{max(1, int(self.memory_mb * MB))}B",
+                "max_temp_directory_size": "0B"}
+
+
+DEFAULT_LIMITS = QueryLimits()
+
+
+def open_index(db_path: str | os.PathLike,
+               limits: QueryLimits = DEFAULT_LIMITS) -> duckdb.DuckDBPyConnection:
+    """A read-only, sealed connection to an index file, with ``limits``' memory
+    limit set before the configuration is locked."""
     if not Path(db_path).is_file():
         raise ArchiveError(f"no index at {os.fspath(db_path)}; build it with "
                            "`footprint-lens archive index DIR` first")
     return connect(db_path, read_only=True, enable_external_access=False,
-                   lock_configuration=True)
+                   lock_configuration=True, **limits.connection_config())
 
 
 def open_folder_index(root: str | os.PathLike,
-                      db_path: str | os.PathLike | None = None) -> duckdb.DuckDBPyConnection:
-    return open_index(db_path or default_db_path(root))
+                      db_path: str | os.PathLike | None = None,
+                      limits: QueryLimits = DEFAULT_LIMITS) -> duckdb.DuckDBPyConnection:
+    return open_index(db_path or default_db_path(root), limits)
 
 
-def open_parquet(url: str) -> duckdb.DuckDBPyConnection:
+def open_parquet(url: str, limits: QueryLimits = DEFAULT_LIMITS) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB whose tables are views over the Parquet datasets under
-    ``url`` (``<url>/<table>/*.parquet``), sealed as :func:`open_index` is."""
+    ``url`` (``<url>/<table>/*.parquet``), sealed and limited as :func:`open_index` is."""
     location = dataset_location(url)
-    con = duckdb.connect(":memory:")
+    con = duckdb.connect(":memory:", config=limits.connection_config())
     try:
         _register_filesystem(con, url)
         for table in TABLES:
@@ -92,17 +155,106 @@ def _register_filesystem(con: duckdb.DuckDBPyConnection, url: str) -> None:
     con.register_filesystem(fsspec.filesystem(scheme))
 
 
-def select(con: duckdb.DuckDBPyConnection, sql: str,
-           parameters: list[Any] | None = None) -> list[dict[str, Any]]:
-    """Run one read-only query; anything else is refused with one line."""
+def select(con: duckdb.DuckDBPyConnection, sql: str, parameters: list[Any] | None = None,
+           limits: QueryLimits = DEFAULT_LIMITS) -> list[dict[str, Any]]:
+    """Run one read-only query within ``limits`` (the memory limit is the
+    connection's, set when it was opened); anything else, and a query past a
+    limit, is refused with one line."""
     check_read_only(sql, con)
-    try:
-        cursor = con.execute(sql, parameters or [])
-        names = [d[0] for d in cursor.description or []]
-        rows = cursor.fetchall()
-    except duckdb.Error as error:
-        raise ArchiveError(f"the query failed: {_first_line(error)}") from None
-    return [{name: json_value(value) for name, value in zip(names, row)} for row in rows]
+    with _Deadline(con, limits.timeout_s) as deadline:
+        try:
+            cursor = con.execute(sql, parameters or [])
+            names = [d[0] for d in cursor.description or []]
+            return _bounded_rows(cursor, names, limits, deadline)
+        except duckdb.InterruptException:
+            if deadline.passed():
+                raise _time_limit_error(limits) from None
+            raise ArchiveError("the query was interrupted") from None
+        except duckdb.OutOfMemoryException:
+            raise ArchiveError(f"the query needed more than its memory limit of "
+                               f"{MEMORY.describe(limits.memory_mb)}; refused") from None
+        except duckdb.Error as error:
+            raise ArchiveError(f"the query failed: {_first_line(error)}") from None
+
+
+def _bounded_rows(cursor: duckdb.DuckDBPyConnection, names: list[str], limits: QueryLimits,
+                  deadline: _Deadline) -> list[dict[str, Any]]:
+    """The answer as JSON-able rows, fetched a chunk at a time (DuckDB streams
+    it), refused as soon as it passes the row or byte cap: a billion-row answer
+    costs one chunk, not a billion Python objects."""
+    max_bytes = limits.max_result_mb * MB
+    row_overhead = 2 + sum(len(name) + 4 for name in names)  # {"name": …, } around the values
+    rows: list[dict[str, Any]] = []
+    size = 0
+    while True:
+        chunk = cursor.fetchmany(FETCH_CHUNK_ROWS)
+        if deadline.passed():  # the timer may fire while Python, not DuckDB, is working
+            raise _time_limit_error(limits)
+        if not chunk:
+            return rows
+        if len(rows) + len(chunk) > limits.max_rows:
+            raise ArchiveError(f"the answer has more rows than its limit of "
+                               f"{MAX_ROWS.describe(limits.max_rows)}; add a LIMIT, "
+                               "or raise the limit")
+        for values in chunk:
+            row = {name: json_value(value) for name, value in zip(names, values)}
+            size += row_overhead + sum(_json_size(value) for value in row.values())
+            if size > max_bytes:
+                raise ArchiveError(f"the answer is larger than its limit of "
+                                   f"{MAX_RESULT.describe(limits.max_result_mb)}; select "
+                                   "fewer rows or columns, or raise the limit")
+            rows.append(row)
+
+
+def _json_size(value: Any) -> int:
+    """About how many bytes ``value`` takes as JSON (a number counts 8)."""
+    if isinstance(value, str):
+        return len(value) + 2
+    if isinstance(value, list):
+        return 2 + sum(_json_size(item) + 2 for item in value)
+    if isinstance(value, dict):
+        return 2 + sum(len(key) + 4 + _json_size(item) for key, item in value.items())
+    return 8
+
+
+def _time_limit_error(limits: QueryLimits) -> ArchiveError:
+    return ArchiveError(f"the query ran past its time limit of "
+                        f"{TIMEOUT.describe(limits.timeout_s)}; refused")
+
+
+class _Deadline:
+    """Interrupts the connection's query once ``seconds`` have passed.
+
+    DuckDB checks for an interrupt between pieces of work, so even a query
+    that would run for days (``count(*)`` over ``range(1e12)``) stops within
+    moments of the timer. The lock keeps a late timer from interrupting
+    anything after the query is done."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, seconds: float) -> None:
+        self._con: duckdb.DuckDBPyConnection | None = con
+        self._lock = threading.Lock()
+        self._fired = False
+        self._ends_at = time.monotonic() + seconds
+        self._timer = threading.Timer(min(seconds, threading.TIMEOUT_MAX), self._interrupt)
+        self._timer.daemon = True
+
+    def _interrupt(self) -> None:
+        with self._lock:
+            if self._con is not None:
+                self._fired = True
+                self._con.interrupt()
+
+    def passed(self) -> bool:
+        return self._fired or time.monotonic() >= self._ends_at
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        with self._lock:
+            self._con = None  # nor keep the connection open for the timer's thread
+        self._timer.cancel()
 
 
 def check_read_only(sql: str, con: duckdb.DuckDBPyConnection | None = None) -> None:
