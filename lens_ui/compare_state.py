@@ -5,8 +5,10 @@
 - The link is ``?a=<ref>&b=<ref>``: a sample by ``sample:<name>``, an upload
   by ``upload:<sha256>``, which opens under the rule of run links (whoever
   has the full digest, while the server still holds the file); an
-  archive run by ``archive:<folder label>/<file>``, once this session has
-  handed it to the page (the Archive page's pair, or the open run).
+  archive run by ``archive:<folder label>/<file>``, which opens under the
+  rule of run-page archive links (a plain path, a folder this server
+  offers, a file its index holds as a run: :func:`linked_archive_run`);
+  a side the link cannot open says why and shows the default sample.
 - This session's uploads are read through :func:`session_uploads` only, so
   the page follows wherever the upload store lives.
 """
@@ -15,11 +17,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from lens.link import ARCHIVE as ARCHIVE_LINK, parse_link
 from lens_ui import session
-from lens_ui.archive_source import archive_bytes
+from lens_ui.archive_source import ArchiveLinkRefused, archive_bytes, linked_archive_run
 from lens_ui.runs import (ARCHIVE, SAMPLE, UPLOAD, LoadedRun, RunChoice, open_run,
                           sample_choice, server_store, session_id)
-from lens_ui.samples import sample_catalog
+from lens_ui.samples import default_sample, sample_catalog
 
 PAIR = "lens.compare.pair"          # (RunChoice, RunChoice): open the page on these
 LINK_READ = "lens.compare.link_read"
@@ -114,6 +117,9 @@ def apply_entry_points(runs: dict[str, RunChoice]) -> list[str]:
                 held = server_store().find_upload(session_id(), ref[len(UPLOAD) + 1:])
                 if held is not None:
                     runs[ref] = held.info
+            if ref not in runs and ref.startswith(f"{ARCHIVE}:"):
+                _open_linked_archive(ref[len(ARCHIVE) + 1:], side, key, runs, notices)
+                continue
             if ref in runs:
                 st.session_state[key] = ref
             elif ref.startswith(f"{UPLOAD}:"):
@@ -126,6 +132,33 @@ def apply_entry_points(runs: dict[str, RunChoice]) -> list[str]:
         if st.session_state.get(key) not in runs and refs:
             st.session_state[key] = refs[min(default, len(refs) - 1)]
     return notices
+
+
+def _open_linked_archive(value: str, side: str, key: str, runs: dict[str, RunChoice],
+                         notices: list[str]) -> None:
+    """Select for ``key`` the archive run a link's side names, held to the checks
+    of a run-page archive link; a refused side says why (the archive's own
+    sentence) and shows the default sample, as that sentence says."""
+    named = f"Run {side.upper()} of the link: "
+    parsed = parse_link({ARCHIVE_LINK: value})  # the same syntax rules as ?archive=
+    linked, refusal = None, " ".join(parsed.problems)
+    if parsed.archive is not None:
+        try:
+            linked = linked_archive_run(parsed.archive)
+        except ArchiveLinkRefused as refused:
+            refusal = str(refused)
+    if linked is None:
+        notices.append(named + refusal)
+        fallback = default_sample(sample_catalog())
+        if fallback is not None:
+            st.session_state[key] = choice_ref(sample_choice(fallback)[0])
+        return
+    if linked.notice:
+        notices.append(named + linked.notice)
+    ref = choice_ref(linked.choice)
+    runs[ref] = linked.choice
+    st.session_state.setdefault(ARCHIVE_OFFERED, {})[ref] = linked.choice  # stays selectable
+    st.session_state[key] = ref
 
 
 def write_compare_link(choice_a: RunChoice, choice_b: RunChoice) -> None:

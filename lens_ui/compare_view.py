@@ -64,7 +64,8 @@ def compare_page() -> None:
     _served(result)
     _routes_and_answers(result)
     st.caption("This page's link reopens the same comparison: samples by name, uploads "
-               "by digest while the server still holds them.")
+               "by digest while the server still holds them, archive runs by folder and "
+               "path while the server's index holds them.")
 
 
 def _summary(result: RunComparison) -> None:
