@@ -54,8 +54,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _source_arguments(runs)
     _limit_arguments(runs)
     runs.add_argument("dir", nargs="?", help="the indexed folder (omit with --parquet)")
-    runs.add_argument("--where", help='an SQL predicate over runs, e.g. "failed_tool_calls > 0"')
-    runs.add_argument("--order-by", default=DEFAULT_ORDER, help=f"default: {DEFAULT_ORDER}")
+    runs.add_argument("--where", help='one SQL expression over runs, e.g. "failed_tool_calls > 0"')
+    runs.add_argument("--order-by", default=DEFAULT_ORDER,
+                      help=f"expressions, each with ASC/DESC and NULLS FIRST/LAST if wanted "
+                           f"(default: {DEFAULT_ORDER})")
     runs.add_argument("--limit", type=int, default=DEFAULT_LIMIT,
                       help=f"most rows to list (default {DEFAULT_LIMIT}; 0 for all)")
     runs.add_argument("--json", action="store_true", help="JSON objects with every column")
@@ -153,7 +155,7 @@ def _index(args: argparse.Namespace) -> Any:
 def _runs(args: argparse.Namespace) -> Any:
     limits = query_limits(args)
     with _connection(args, args.dir, limits) as con:
-        rows = select(con, runs_sql(args.where, args.order_by, args.limit), limits=limits)
+        rows = select(con, runs_sql(con, args.where, args.order_by, args.limit), limits=limits)
     if args.json:
         return rows
     print_table(rows)

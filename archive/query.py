@@ -15,7 +15,8 @@ A query's work is bounded (:class:`QueryLimits`): a time limit (a timer
 interrupts DuckDB), a memory limit (DuckDB's ``memory_limit``, with no
 spilling to disk, set before the configuration is locked), and a cap on the
 rows and bytes of its answer, fetched in chunks so a huge answer is refused
-before it is built.
+before it is built. ``archive runs`` takes its ``--where`` and ``--order-by``
+as trees from DuckDB's parser (:func:`runs_sql`), never as pasted text.
 
 Results are JSON-able rows (timestamps as ISO 8601 UTC text).
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import json
 import math
 import os
 import threading
@@ -31,7 +33,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 import duckdb
@@ -273,17 +275,132 @@ def check_read_only(sql: str, con: duckdb.DuckDBPyConnection | None = None) -> N
                            f"{kind.name} statement")
 
 
-def runs_sql(where: str | None = None, order_by: str | None = None,
-             limit: int | None = DEFAULT_LIMIT) -> str:
+def runs_sql(con: duckdb.DuckDBPyConnection, where: str | None = None,
+             order_by: str | None = None, limit: int | None = DEFAULT_LIMIT) -> str:
     """The query behind ``archive runs``: a filter and an order over ``runs``.
-    The caller's text is checked as a whole by :func:`select`."""
-    sql = 'SELECT * FROM "runs"'
-    if where:
-        sql += f" WHERE ({where})"
-    sql += f" ORDER BY {order_by or DEFAULT_ORDER}"
+
+    The caller's text is never pasted into SQL. DuckDB's parser reads
+    ``where`` as one expression and ``order_by`` as an ORDER BY list, each
+    alone in a statement whose every other part is checked to be empty, so a
+    parenthesis, a comment or a second statement cannot reach past them (nor
+    past the LIMIT). Their trees are set into the tree of ``SELECT * FROM
+    runs … LIMIT n`` and DuckDB writes the statement back out as text. A
+    subquery in either may read the archive's tables and nothing else."""
+    template = 'SELECT * FROM "runs"' + (" WHERE NULL" if where else "") + " ORDER BY NULL"
     if limit:
-        sql += f" LIMIT {int(limit)}"
-    return sql
+        template += f" LIMIT {int(limit)}"
+    statement = _parse(con, template, "the runs query")
+    if where:
+        statement["node"]["where_clause"] = _nested(_where_expression, con, where, "--where")
+    _order_modifier(statement)["orders"] = _nested(_order_list, con, order_by or DEFAULT_ORDER,
+                                                   "--order-by")
+    try:
+        tree = json.dumps({"error": False, "statements": [statement]})
+        return con.execute("SELECT json_deserialize_sql(?)", [tree]).fetchone()[0]
+    except (duckdb.Error, RecursionError) as error:
+        raise ArchiveError(f"cannot assemble the runs query from --where and --order-by: "
+                           f"{_first_line(error)}") from None
+
+
+def _nested(read: Callable[[duckdb.DuckDBPyConnection, str], Any],
+            con: duckdb.DuckDBPyConnection, text: str, what: str) -> Any:
+    """``read(con, text)``, with a tree too deep for Python's JSON reader or
+    walk (DuckDB allows 1,000 levels) said as what it is."""
+    try:
+        return read(con, text)
+    except RecursionError:
+        raise ArchiveError(f"{what} is nested too deeply to read") from None
+
+
+def _where_expression(con: duckdb.DuckDBPyConnection, where: str) -> dict[str, Any]:
+    """``where``'s tree, if it is one expression and nothing more. Parsed inside
+    parentheses (newlines, so a trailing ``--`` comment ends there) as the
+    predicate always was, so a text that closes them early is refused."""
+    what = "--where"
+    candidate = _parse(con, f"SELECT (\n{where}\n)", what)
+    expressions = candidate["node"].get("select_list") or []
+    if len(expressions) != 1 or expressions[0].get("alias"):
+        raise ArchiveError(f"{what} must be one expression, e.g. \"failed_tool_calls > 0\"")
+    baseline = _parse(con, "SELECT (\nNULL\n)", what)
+    if _without(candidate, "select_list") != _without(baseline, "select_list"):
+        raise ArchiveError(f"{what} must be one expression with nothing after it "
+                           "(no FROM, ORDER BY, LIMIT or other clause)")
+    _check_tables(expressions[0], what)
+    return expressions[0]
+
+
+def _order_list(con: duckdb.DuckDBPyConnection, order_by: str) -> list[dict[str, Any]]:
+    """``order_by``'s ORDER BY list (expressions, each with ASC/DESC and NULLS
+    FIRST/LAST), if that is all it is."""
+    what = "--order-by"
+    candidate = _parse(con, f"SELECT NULL ORDER BY\n{order_by}\n", what)
+    baseline = _parse(con, "SELECT NULL ORDER BY\nNULL\n", what)
+    modifiers = candidate["node"].get("modifiers") or []
+    if len(modifiers) != 1 or modifiers[0].get("type") != "ORDER_MODIFIER":
+        raise ArchiveError(f"{what} must be a list of expressions to sort by, each with "
+                           "ASC or DESC and NULLS FIRST or LAST if wanted (no LIMIT or other "
+                           "clause)")
+    orders = modifiers[0]["orders"]
+    modifiers[0]["orders"] = _order_modifier(baseline)["orders"]
+    if candidate != baseline:
+        raise ArchiveError(f"{what} must be a list of expressions to sort by, and nothing else")
+    _check_tables(orders, what)
+    return orders
+
+
+def _parse(con: duckdb.DuckDBPyConnection, sql: str, what: str) -> dict[str, Any]:
+    """The one SELECT statement ``sql`` makes, as DuckDB's parser serialises it."""
+    try:
+        count = len(con.extract_statements(sql))
+    except duckdb.Error as error:
+        raise ArchiveError(f"{what} does not parse: {_first_line(error)}") from None
+    if count != 1:
+        raise ArchiveError(f"{what} must stay inside its clause; with it the query makes "
+                           f"{count} statements")
+    try:
+        tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [sql]).fetchone()[0])
+    except duckdb.Error as error:
+        raise ArchiveError(f"cannot parse {what}: {_first_line(error)}") from None
+    if tree.get("error") or len(tree.get("statements") or []) != 1:
+        reason = " ".join(str(tree.get("error_message", "")).split("\n")[0].split())
+        raise ArchiveError(f"{what} does not parse as part of a SELECT: {reason}")
+    statement = tree["statements"][0]
+    if statement.get("named_param_map"):
+        raise ArchiveError(f"{what} cannot take parameters ($1, ?); write the values in")
+    return statement
+
+
+def _without(statement: dict[str, Any], key: str) -> dict[str, Any]:
+    return {**statement, "node": {k: v for k, v in statement["node"].items() if k != key}}
+
+
+def _order_modifier(statement: dict[str, Any]) -> dict[str, Any]:
+    return next(m for m in statement["node"]["modifiers"] if m.get("type") == "ORDER_MODIFIER")
+
+
+def _check_tables(tree: Any, what: str) -> None:
+    """Refuse a subquery that reads anything but the archive's own tables (a
+    table function, another schema, a catalog view). The sealed connection
+    could reach nothing more anyway; this keeps the options to the archive."""
+    archive_tables = {table.name for table in TABLES}
+    if isinstance(tree, list):
+        for item in tree:
+            _check_tables(item, what)
+        return
+    if not isinstance(tree, dict):
+        return
+    if tree.get("type") == "BASE_TABLE":
+        name = tree.get("table_name")
+        if (name not in archive_tables or tree.get("schema_name") not in ("", "main")
+                or tree.get("catalog_name")):
+            shown = ".".join(p for p in (tree.get("catalog_name"), tree.get("schema_name"),
+                                         name) if p)
+            raise ArchiveError(f"{what} may read only the archive's tables "
+                               f"({', '.join(sorted(archive_tables))}); not {shown}")
+    elif tree.get("type") in ("TABLE_FUNCTION", "SHOW_REF"):
+        raise ArchiveError(f"{what} may read only the archive's tables, not a table function")
+    for value in tree.values():
+        _check_tables(value, what)
 
 
 def table_names() -> list[str]:

@@ -1,6 +1,7 @@
 """Limits on a query's work (issue 31): ``archive sql`` and ``archive runs``
 stop at a time limit, a memory limit and a cap on the answer, each with one
-line and status 2.
+line and status 2; ``--where`` and ``--order-by`` are parsed by DuckDB as an
+expression and an ORDER BY list, so no text in them reaches past ``--limit``.
 
 The attacks that could hang or exhaust the machine run in a child process
 with a timeout of its own, so a broken limit fails the test instead of
@@ -9,6 +10,7 @@ hanging the suite.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -183,3 +185,122 @@ def test_a_limit_that_is_not_a_positive_number_is_one_line(capsys, monkeypatch, 
     status, out, err = run_cli(capsys, *sql_args(indexed_sample, *argv_tail, "SELECT 1"))
     assert status == 2 and out == ""
     assert named in one_line(err) and "positive number" in err
+
+
+# ─── --where and --order-by ────────────────────────────────────────────
+
+
+@pytest.mark.parametrize("option, text", [
+    # the issue's probes: both listed every run past --limit 2
+    ("--where", "TRUE) ORDER BY file --"),
+    ("--order-by", "file LIMIT 1000 --"),
+    # more of the same kind
+    ("--where", "TRUE) UNION ALL SELECT * FROM runs --"),
+    ("--where", "true); DELETE FROM runs; SELECT (1"),
+    ("--where", "TRUE ORDER BY file"),
+    ("--where", "1 FROM runs"),
+    ("--where", "TRUE /*"),
+    ("--where", "file = ?"),
+    ("--order-by", "file LIMIT 1000 OFFSET 0"),
+    ("--order-by", "file; SELECT 1"),
+    ("--order-by", "file) --"),
+    # a subquery may read the archive's tables, and nothing else
+    ("--where", "EXISTS (SELECT * FROM duckdb_settings())"),
+    ("--where", "file IN (SELECT table_name FROM information_schema.tables)"),
+    ("--where", "EXISTS (SELECT * FROM range(10))"),
+    ("--order-by", "(SELECT count(*) FROM duckdb_tables())"),
+])
+def test_text_that_reaches_past_its_option_is_refused_naming_it(capsys, indexed_sample,
+                                                                 option, text):
+    status, out, err = run_cli(capsys, *runs_args(indexed_sample, option, text, "--limit", "2"))
+    assert status == 2 and out == ""
+    assert one_line(err).startswith(option + " "), err
+
+
+@pytest.mark.parametrize("depth", [300, 900])
+def test_a_deeply_nested_where_is_one_line_naming_it(capsys, indexed_sample, depth):
+    # DuckDB parses up to 1,000 levels; writing the tree back (256) or reading
+    # it in Python (the recursion limit) stops sooner, and must say so plainly.
+    status, out, err = run_cli(capsys, *runs_args(indexed_sample,
+                                                  "--where", "NOT " * depth + "TRUE"))
+    assert status == 2 and out == "" and "--where" in one_line(err)
+
+
+def _sql_rows(capsys, indexed_sample, sql: str) -> list[dict]:
+    status, out, err = run_cli(capsys, *sql_args(indexed_sample, sql))
+    assert status == 0, err
+    return json.loads(out)
+
+
+def _files(capsys, indexed_sample, *options: str) -> list[str]:
+    status, out, err = run_cli(capsys, *runs_args(indexed_sample, "--limit", "0", *options))
+    assert status == 0, err
+    return [row["file"] for row in json.loads(out)]
+
+
+def test_ordinary_predicates_still_work(capsys, indexed_sample, facts):
+    def manifest_files(keep) -> set[str]:
+        return {e["file"] for e in facts["files"] if keep(e)}
+
+    assert set(_files(capsys, indexed_sample, "--where", "failed_tool_calls > 0")) == \
+        manifest_files(lambda e: e["failedToolCalls"] > 0)
+    assert _files(capsys, indexed_sample, "--where", "agent = 'x' AND complete") == []
+    assert set(_files(capsys, indexed_sample, "--where",
+                      "agent = 'travel-desk' AND complete")) == \
+        manifest_files(lambda e: e["agent"] == "travel-desk" and e["complete"])
+    # a trailing comment ends the predicate and nothing else
+    assert set(_files(capsys, indexed_sample, "--where",
+                      "failed_tool_calls > 0 -- only the failures")) == \
+        manifest_files(lambda e: e["failedToolCalls"] > 0)
+    # a subquery over another of the archive's tables
+    assert set(_files(capsys, indexed_sample, "--where",
+                      "file IN (SELECT file FROM tool_calls WHERE error)")) == \
+        manifest_files(lambda e: e["failedToolCalls"] > 0)
+
+
+def test_a_predicate_on_time_compares_with_now(capsys, indexed_sample):
+    week_ago = dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=7)
+    expected = {r["file"] for r in _sql_rows(capsys, indexed_sample,
+                                             "SELECT file, started_at FROM runs")
+                if r["started_at"] and dt.datetime.fromisoformat(r["started_at"]) > week_ago}
+    assert set(_files(capsys, indexed_sample, "--where",
+                      "started_at > now() - INTERVAL 7 DAY")) == expected
+
+
+def test_order_by_a_list_with_directions_and_nulls(capsys, indexed_sample):
+    runs = _sql_rows(capsys, indexed_sample, "SELECT file, duration_ms FROM runs")
+    nulls_last_then_longest = sorted(runs, key=lambda r: (r["duration_ms"] is None,
+                                                           -(r["duration_ms"] or 0), r["file"]))
+    expected = [r["file"] for r in nulls_last_then_longest]
+    assert _files(capsys, indexed_sample, "--order-by", "duration_ms DESC NULLS LAST, file") == \
+        expected
+    status, out, _ = run_cli(capsys, *runs_args(indexed_sample, "--order-by",
+                                                "duration_ms DESC NULLS LAST, file",
+                                                "--limit", "3"))
+    assert status == 0 and [r["file"] for r in json.loads(out)] == expected[:3]
+
+
+# DuckDB writes the assembled query back out from its parse tree; each of
+# these must select what the same predicate selects in a hand-written query.
+ROUND_TRIP = [
+    "agent SIMILAR TO 'travel.*' OR agent LIKE 'acme%'",
+    "agent ILIKE '%DESK%' AND NOT complete IS NULL",
+    "duration_ms BETWEEN 0 AND 5000",
+    "agent IS DISTINCT FROM 'acme-support'",
+    "CASE WHEN complete THEN input_tokens ELSE 0 END > 500",
+    "input_tokens::VARCHAR LIKE '1%'",
+    "agent IN ('travel-desk', 'release-notes')",
+    "coalesce(final_answer, '') <> ''",
+    "regexp_matches(file, 'run-\\d+-1\\d\\.json')",
+    "'it''s' <> agent AND E'a\\tb' <> agent",
+    "agent COLLATE NOCASE = 'TRAVEL-DESK'",
+    "EXISTS (SELECT 1 FROM model_calls m WHERE m.file = runs.file AND m.input_tokens > 500)",
+    "(input_tokens + output_tokens) % 3 = 0",
+]
+
+
+@pytest.mark.parametrize("predicate", ROUND_TRIP)
+def test_a_predicate_selects_what_it_selects_in_sql(capsys, indexed_sample, predicate):
+    by_sql = {r["file"] for r in _sql_rows(capsys, indexed_sample,
+                                           f"SELECT file FROM runs WHERE ({predicate})")}
+    assert set(_files(capsys, indexed_sample, "--where", predicate)) == by_sql
