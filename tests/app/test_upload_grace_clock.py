@@ -67,8 +67,9 @@ def test_the_apps_ticker_drops_the_upload_on_a_real_clock_with_no_store_activity
     while _held(server) and time.monotonic() - left < grace + 5:
         time.sleep(0.01)
     dropped_after = time.monotonic() - left
-    # The lower bound is exact; the upper one is a period plus room for a busy machine.
-    assert grace <= dropped_after <= grace + watch_period(grace) + 0.5, dropped_after
+    # The lower bound is exact; the upper one is a period plus room for a busy machine
+    # (before the ticker the upload stayed until the store's next use: never, here).
+    assert grace <= dropped_after <= grace + watch_period(grace) + 1.0, dropped_after
     deadline = time.monotonic() + 3
     while server._ticker is not None and time.monotonic() < deadline:
         time.sleep(0.01)
