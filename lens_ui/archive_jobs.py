@@ -13,8 +13,10 @@ import logging
 import secrets
 import threading
 import time
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 import duckdb
 import streamlit as st
@@ -23,7 +25,11 @@ from archive.embedded import index_folder
 from archive.errors import ArchiveError
 from archive.indexing import IndexReport
 from archive.database import connect, default_db_path
+from archive.limits import FileLimits, NoRoomNow
 from archive.store import ArchiveStore
+from lens_ui.run_store import OverBudget
+from lens_ui.runs import server_store
+from lens_ui.server_limits import server_limits
 
 _log = logging.getLogger("lens.archive")
 
@@ -86,7 +92,11 @@ def start_job(folder: Path) -> IndexJob:
 
 def _run(job: IndexJob) -> None:
     try:
-        job.report = index_folder(job.folder, job.db, job.progress)
+        limits = server_limits()
+        job.report = index_folder(job.folder, job.db, job.progress,
+                                  FileLimits(limits.max_expanded_bytes,
+                                             limits.memory_budget_bytes),
+                                  _within_the_budget)
     except ArchiveError as error:
         job.error = str(error)
     except Exception:  # noqa: BLE001 - the page shows one line, never a traceback
@@ -96,6 +106,21 @@ def _run(job: IndexJob) -> None:
         job.error = f"indexing stopped (incident {incident}, in the server log)"
     finally:
         job.finished = time.monotonic()
+
+
+@contextmanager
+def _within_the_budget(need: int) -> Iterator[None]:
+    """A file's parse holds ``need`` bytes of the server's budget, in turn with
+    the opens of runs; when open runs hold it all, the file waits for the next
+    pass (NoRoomNow) rather than take the server past its budget."""
+    with ExitStack() as held:
+        try:
+            held.enter_context(server_store().reserving(need, "indexing an archive file"))
+        except OverBudget:
+            raise NoRoomNow("not read now: the server's memory budget "
+                            "(LENS_MEMORY_BUDGET_MB) is held by open runs; read again on the "
+                            "next pass") from None
+        yield
 
 
 @st.cache_resource(show_spinner=False)

@@ -19,7 +19,7 @@ import streamlit as st
 
 from lens.link import ARCHIVE as ARCHIVE_LINK, parse_link
 from lens_ui import session
-from lens_ui.archive_source import ArchiveLinkRefused, archive_bytes, linked_archive_run
+from lens_ui.archive_source import ArchiveLinkRefused, linked_archive_run, open_archive_run
 from lens_ui.runs import (ARCHIVE, SAMPLE, UPLOAD, LoadedRun, RunChoice, open_run,
                           sample_choice, server_store, session_id)
 from lens_ui.samples import default_sample, sample_catalog
@@ -85,8 +85,7 @@ def open_choice(choice: RunChoice) -> LoadedRun | None:
     if choice.kind == SAMPLE:
         return open_run(choice, sample_choice(choice.name)[1])
     if choice.kind == ARCHIVE:
-        data = archive_bytes(choice)
-        return None if data is None else open_run(choice, data)
+        return open_archive_run(choice)  # the file is read only when not held
     kept = session_uploads().get(choice.digest)
     return None if kept is None else open_run(kept[0], kept[1])
 

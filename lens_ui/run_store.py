@@ -43,8 +43,9 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generic, TypeVar
+from typing import Any, Callable, Generic, Iterator, TypeVar
 
 RETAINED_PER_BYTE = 3.0
 OPENING_PER_BYTE = 7.0
@@ -267,22 +268,37 @@ class ServerStore(Generic[Run]):
             if held is not None:
                 return held
             data = read()
-            try:
-                with self._lock:
-                    self._prune()
-                    need = int(len(data) * OPENING_PER_BYTE)
-                    self._make_room(need, what="opening this run")
-                    self._reserved = need
-            finally:
-                self._hand_back_released()
-            try:
+            with self._holding(int(len(data) * OPENING_PER_BYTE), "opening this run"):
                 run = build(data)
-            finally:
-                with self._lock:
-                    self._reserved = 0
             with self._lock:
                 self._runs[digest] = _Entry(run, len(data))
             return run
+
+    @contextmanager
+    def reserving(self, need: int, what: str) -> Iterator[None]:
+        """Hold ``need`` bytes of the budget for the length of the block (work
+        that is not an open run, such as indexing an archive file): taken in
+        turn with the opens, room made as for one; :class:`OverBudget` when
+        nothing can go to make it."""
+        with self._opening:
+            with self._holding(need, what):
+                yield
+
+    @contextmanager
+    def _holding(self, need: int, what: str) -> Iterator[None]:
+        """The budget held for one open's peak; the caller holds ``_opening``."""
+        try:
+            with self._lock:
+                self._prune()
+                self._make_room(need, what=what)
+                self._reserved = need
+        finally:
+            self._hand_back_released()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._reserved = 0
 
     def _held(self, digest: str) -> Run | None:
         with self._lock:

@@ -15,20 +15,16 @@ log, and the default applies.
 
 from __future__ import annotations
 
-import logging
-import os
 from dataclasses import dataclass
 
 import streamlit as st
 
-MEMORY_BUDGET_ENV = "LENS_MEMORY_BUDGET_MB"
-MAX_EXPANDED_ENV = "LENS_MAX_EXPANDED_MB"
+from archive.limits import MAX_EXPANDED_ENV, MEMORY_BUDGET_ENV, setting
+
 UPLOAD_GRACE_ENV = "LENS_UPLOAD_GRACE_S"
 DEFAULT_MEMORY_BUDGET_MB = 4096
 DEFAULT_UPLOAD_GRACE_S = 120
 MB = 1024 * 1024
-
-_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -41,9 +37,9 @@ class ServerLimits:
 def server_limits() -> ServerLimits:
     upload_mb = _upload_limit_mb()
     return ServerLimits(
-        memory_budget_bytes=int(_setting(MEMORY_BUDGET_ENV, DEFAULT_MEMORY_BUDGET_MB) * MB),
-        max_expanded_bytes=int(_setting(MAX_EXPANDED_ENV, upload_mb) * MB),
-        upload_grace_s=_setting(UPLOAD_GRACE_ENV, DEFAULT_UPLOAD_GRACE_S),
+        memory_budget_bytes=int(setting(MEMORY_BUDGET_ENV, DEFAULT_MEMORY_BUDGET_MB) * MB),
+        max_expanded_bytes=int(setting(MAX_EXPANDED_ENV, upload_mb) * MB),
+        upload_grace_s=setting(UPLOAD_GRACE_ENV, DEFAULT_UPLOAD_GRACE_S),
     )
 
 
@@ -53,17 +49,3 @@ def _upload_limit_mb() -> float:
     except (TypeError, ValueError, RuntimeError):
         return 200.0
     return value if value > 0 else 200.0
-
-
-def _setting(name: str, default: float) -> float:
-    text = os.environ.get(name)
-    if text is None or not text.strip():
-        return default
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < float("inf"):
-        _log.warning("%s=%r is not a positive number; using %s", name, text, default)
-        return default
-    return value

@@ -305,3 +305,35 @@ def test_a_pass_that_stops_shows_an_incident_and_no_server_path(app, configured,
     [error] = [e.value for e in app.error if "Indexing failed" in e.value]
     assert "incident" in error and "in the server log" in error
     assert str(configured) not in error and "javascript" not in error
+
+
+def test_the_index_job_parses_each_file_within_the_servers_budget(tmp_path, monkeypatch):
+    """The job hands the indexer the server's store as its memory gate: while open
+    runs on screen hold the budget, a file is not read (and says why), and the
+    next pass, with room, indexes it."""
+    import lens_ui.archive_jobs as jobs
+    from archive.embedded import index_folder
+    from archive.limits import INDEXING_PER_BYTE
+    from lens_ui.run_store import OPENING_PER_BYTE, ServerStore
+
+    folder = copy_archive(tmp_path / "runs")
+    budget = int(1024**2 * OPENING_PER_BYTE)
+    store = ServerStore(budget, lambda session: session == "a", 60.0)
+    store.open("shown", lambda: b"x" * 1024**2, lambda data: "a run on screen")
+    store.show("a", "shown")
+    monkeypatch.setattr(jobs, "server_store", lambda: store)
+    first = index_folder(folder, tmp_path / "index.duckdb", admit=jobs._within_the_budget)
+    free = budget - store.usage().used_bytes
+    too_large_now = {entry["file"] for entry in manifest()["files"]
+                     if (folder / entry["file"]).stat().st_size * INDEXING_PER_BYTE > free}
+    deferred = {u["file"]: u["problem"] for u in first.unreadable
+                if u["problem"].startswith("not read now")}
+    assert too_large_now and set(deferred) == too_large_now
+    assert set(deferred.values()) == {
+        "not read now: the server's memory budget (LENS_MEMORY_BUDGET_MB) is held by open "
+        "runs; read again on the next pass"}
+    assert first.runs == len(manifest()["files"]) - len(too_large_now)
+    store.show("a", None)  # the run leaves the screen: it may go to make room
+    second = index_folder(folder, tmp_path / "index.duckdb", admit=jobs._within_the_budget)
+    assert second.runs == len(manifest()["files"])
+    assert not store.holds_run("shown")

@@ -219,3 +219,37 @@ def test_a_derived_value_that_cannot_fit_is_handed_back_without_being_kept():
     assert server.usage().runs_bytes == before and server.holds_run("one")
     assert server.memo("one", ("huge",), lambda: "built again", per_json_byte=100.0) \
         == "built again"
+
+
+def test_work_that_reserves_budget_makes_room_and_takes_its_turn_with_the_opens():
+    """Indexing an archive file holds part of the budget as an open does: room is
+    made by dropping runs no session shows, and an open waits until it ends."""
+    import threading
+
+    released = []
+    server = store(int(100 * RETAINED_PER_BYTE + 200), live={"a"}, released=released)
+    server.open("idle", lambda: b"x" * 50, lambda d: "idle run")
+    server.open("shown", lambda: b"x" * 50, lambda d: "shown run")
+    server.show("a", "shown")
+    opened = threading.Event()
+    with server.reserving(300, "indexing an archive file"):
+        assert released == ["idle run"] and server.holds_run("shown")
+        opener = threading.Thread(target=lambda: server.open(
+            "next", lambda: b"x" * 10, lambda d: opened.set() or "next run"), daemon=True)
+        opener.start()
+        assert not opened.wait(timeout=0.5)  # its turn comes after the reservation
+    opener.join(timeout=10)
+    assert opened.is_set() and server.holds_run("next")
+
+
+def test_work_that_cannot_have_its_budget_is_refused_before_it_runs():
+    budget = int(100 * OPENING_PER_BYTE)
+    server = store(budget, live={"a"})
+    server.open("shown", lambda: b"x" * 100, lambda d: "run")
+    server.show("a", "shown")
+    free = budget - int(100 * RETAINED_PER_BYTE)
+    with server.reserving(free, "indexing an archive file"):
+        pass  # what is free can be held
+    with pytest.raises(OverBudget, match="cannot hold indexing an archive file"):
+        with server.reserving(free + 1, "indexing an archive file"):
+            pytest.fail("ran over the budget")
