@@ -28,7 +28,7 @@ from recorders.cli import ArgumentParser, UsageError
 
 from archive.errors import ArchiveError
 from archive.query import DEFAULT_LIMIT, DEFAULT_ORDER, LIMIT_SETTINGS, QueryLimits, Setting
-from archive.query import open_folder_index, open_parquet, runs_sql, select
+from archive.query import open_folder_index, open_parquet, process_memory_cap, runs_sql, select
 
 NAME = "archive"
 HELP = "index a folder of saved runs and query it (index, runs, sql)"
@@ -154,7 +154,7 @@ def _index(args: argparse.Namespace) -> Any:
 
 def _runs(args: argparse.Namespace) -> Any:
     limits = query_limits(args)
-    with _connection(args, args.dir, limits) as con:
+    with _connection(args, args.dir, limits) as con, process_memory_cap(limits):
         rows = select(con, runs_sql(con, args.where, args.order_by, args.limit), limits=limits)
     if args.json:
         return rows
@@ -183,7 +183,7 @@ def _sql(args: argparse.Namespace) -> Any:
                              "\"SELECT …\"")
         folder, query = later.words
     limits = query_limits(args)
-    with _connection(args, folder, limits) as con:
+    with _connection(args, folder, limits) as con, process_memory_cap(limits):
         return select(con, query, limits=limits)
 
 

@@ -115,6 +115,20 @@ def test_the_string_agg_attack_is_refused_at_the_memory_limit(indexed_sample, tm
     assert not Path(f"{db}.tmp").exists(), "the query spilled to disk beside the index"
 
 
+@pytest.mark.parametrize("attack", [
+    "SELECT len(range(0, 200000000)) AS n",  # a 1.6 GB list: 14 GB and 45 s uncapped
+    "SELECT length(repeat('x', 900000000)) AS n",
+])
+def test_a_huge_value_from_a_scalar_function_is_refused_at_the_memory_limit(
+        indexed_sample, tmp_path, attack):
+    # DuckDB's memory_limit does not count these; the process cap does.
+    status, out, err, elapsed, peak_mb = run_child(
+        tmp_path, *sql_args(indexed_sample, "--memory-mb", "64", attack))
+    assert status == 2 and out == ""
+    assert one_line(err).startswith("the query needed more than its memory limit of 64 MB")
+    assert peak_mb < 400 and elapsed < 30
+
+
 def test_the_default_memory_limit_refuses_the_string_agg_attack(indexed_sample, tmp_path):
     status, _, err, _, peak_mb = run_child(tmp_path, *sql_args(indexed_sample,
                                                                STRING_AGG_ATTACK))
