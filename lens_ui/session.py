@@ -37,6 +37,11 @@ STARTED = "lens.started"
 TAB = "lens.tab"  # which tab of the run view is open
 STEPS_TAB, ROUTE_TAB, BACKTRACK_TAB, SEARCH_TAB = "Steps", "Why this skill?", "Backtrack", "Search"
 TIMELINE_TAB = "Timeline"
+# Widget state that describes one run (what was searched, the filters on the raw
+# events, the call walked back from): a query typed for one run means nothing in
+# another, so choosing another run clears every key that starts with one of these.
+PER_RUN_KEY_PREFIXES = ("lens.search", "lens.backtrack", "lens.events.typed",
+                        "lens.events.boundary")
 
 
 def start_session() -> None:
@@ -141,12 +146,22 @@ def current_profile() -> str:
 def choose_run(choice: RunChoice, link: Link | None = None) -> None:
     """Open another run at its root, first step (or where ``link`` says)."""
     remember_position()
+    previous = current_choice()
+    if previous is None or previous.key != choice.key:
+        forget_run_view_state()
     st.session_state[RUN] = choice
     st.session_state[PENDING_LINK] = link
     st.session_state[MISSING_UPLOAD] = None
     st.session_state[PENDING_PLACE] = None
     st.session_state[DRILL] = ROOT
     st.session_state[STEP] = _recalled(choice, current_profile(), ROOT)
+
+
+def forget_run_view_state() -> None:
+    """Drop the widget state of the run being left (see PER_RUN_KEY_PREFIXES)."""
+    for key in [k for k in st.session_state if isinstance(k, str)
+                and k.startswith(PER_RUN_KEY_PREFIXES)]:
+        del st.session_state[key]
 
 
 def choose_profile(profile: str) -> None:
