@@ -22,6 +22,9 @@ from recorders.evidence.records import (
     ContextNote,
     EvidenceIndex,
     Eviction,
+    Finding,
+    IntegrityLedger,
+    MemoryServed,
     ModelCall,
     Piece,
     SearchEntry,
@@ -36,7 +39,8 @@ from recorders.evidence.step_map import StepMap
 __all__ = [
     "MESSAGES", "SLOTS", "SOURCE_BOUNDARY", "SOURCE_NONE", "SOURCE_TYPED", "SYSTEM_PROMPT",
     "TOOLS", "USAGE_INPUT_KEYS", "USAGE_OUTPUT_KEYS", "ContextNote", "EvidenceIndex",
-    "Eviction", "ModelCall", "Piece", "SearchEntry", "SlotComposition", "StageEvents",
+    "Eviction", "Finding", "IntegrityLedger", "MemoryServed", "ModelCall", "Piece",
+    "SearchEntry", "SlotComposition", "StageEvents",
     "StepMap", "ToolCall", "Turn", "build_evidence_index", "build_from_events", "run_id",
     "usage_tokens",
 ]

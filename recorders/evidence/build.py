@@ -21,6 +21,17 @@ and an Agent's final stage in ``final``; those segments are stripped to find
 their scope. With no typed stream, model and tool calls are read from the
 boundary log's ``llm.*`` / ``tool.*`` events instead.
 
+The framework's own verdicts and warnings (the catalogue decides, from each
+event's type and payload) are kept as :class:`Finding` records in their own
+words, tied to the tool call their payload names or to the call running (or
+just ended) in their scope; an ``error.fatal`` to the call it failed; an event
+delivered without ``meta`` (the output fallback pair) to the run's final
+answer. Each ``integrity.disposition`` becomes an :class:`IntegrityLedger`
+(:mod:`.integrity`), and each ``memory.attached`` a :class:`MemoryServed`
+tied to the next model call of the scope its read ran under. Events of the
+application's own ``consumer-scope`` are not counted as a run of the agent
+when choosing the run the steps show.
+
 Malformed events (non-object payloads, wrong field types) never raise: the
 fields they lack are reported missing and the event is counted in
 ``EvidenceIndex.anomalies``.
@@ -37,6 +48,13 @@ from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
 from recorders.evidence.records import (
+    BY_FINAL_ANSWER,
+    BY_LAST_CALL,
+    BY_NOTHING,
+    BY_OPEN_CALL,
+    BY_OPEN_TOOL,
+    BY_TOOL_CALL_ID,
+    CONSUMER_SCOPE,
     MESSAGES,
     SLOTS,
     SOURCE_BOUNDARY,
@@ -47,6 +65,9 @@ from recorders.evidence.records import (
     ContextNote,
     EvidenceIndex,
     Eviction,
+    Finding,
+    IntegrityLedger,
+    MemoryServed,
     ModelCall,
     Piece,
     ScopeKey,
@@ -56,10 +77,12 @@ from recorders.evidence.records import (
     Turn,
 )
 from recorders.catalogue import (AGENT_ROUTE_DECIDED, AGENT_TURN_END, AGENT_TURN_START,
-                                 COMPOSITION_ROUTE_DECIDED, CONTEXT_BUDGET_PRESSURE,
+                                 CONTEXT, COMPOSITION_ROUTE_DECIDED, CONTEXT_BUDGET_PRESSURE,
                                  CONTEXT_EVALUATED, CONTEXT_EVICTED, CONTEXT_INJECTED,
-                                 CONTEXT_SLOT_COMPOSED, ERROR_FATAL, LLM_END, LLM_START,
+                                 CONTEXT_SLOT_COMPOSED, ERROR_FATAL, EVENT_TYPES,
+                                 INTEGRITY_DISPOSITION, LLM_END, LLM_START, MEMORY_ATTACHED,
                                  SKILL_REJECTED, TOOL_END, TOOL_START, short_name)
+from recorders.evidence.integrity import integrity_ledger
 from recorders.evidence.stages import StageEvents, stage_events
 from recorders.loading import Recording
 from recorders.values import (
@@ -98,6 +121,15 @@ _SEARCH_KIND_OF_SLOT = {SYSTEM_PROMPT: "system prompt", TOOLS: "tool offered"}
 # Typed event families kept as notes of the scope they fire in.
 _NOTED_FAMILIES = ("skill.", "tools.", "permission.", "validation.", "reliability.",
                    "resilience.", "memory.")
+
+# The types some payload makes a verdict or a warning, by full and short name:
+# the catalogue decides, event by event (one dict miss for every other event).
+_FLAGGABLE = {t.name: t for t in EVENT_TYPES
+              if t.kind != CONTEXT or any(rule.kind != CONTEXT for rule in t.rules)}
+_FLAGGABLE.update({t.short: t for t in list(_FLAGGABLE.values())})
+# A memory read runs in a subflow of its own (``sf-memory-read-<name>``) in
+# the scope of the model call it feeds.
+_MEMORY_READ_PREFIX = "sf-memory"
 
 # Stands in until the stage positions are read (build_from_events adds them).
 _NO_STAGES = StageEvents([], [])
@@ -246,6 +278,10 @@ class _Builder:
         self.served: dict[tuple, int] = {}  # de-duplicated context entries -> entry position
         self.served_in: dict[int, list[int]] = {}  # entry position -> calls served it
         self.fatal: list[tuple[Any, str, int]] = []
+        self.findings: list[Finding] = []
+        self.ledgers: list[IntegrityLedger] = []
+        self.memory: list[MemoryServed] = []
+        self.memory_pending: dict[ScopeKey, list[MemoryServed]] = {}
         self.summary_only = 0
         self.no_text = 0
         self.current_run: Any = _NO_RUN
@@ -313,12 +349,16 @@ class _Builder:
             short = short_name(kind)
             if short.startswith(_NOTED_FAMILIES):
                 self._note(position, short, payload, meta)
-            return
-        if not isinstance(payload, dict):
-            self.anomalies.append(f"events[{position}] ({short_name(kind)}): payload is "
-                                  f"{'missing' if payload is None else describe(payload)}, not an object")
-            payload = {}
-        handler(self, position, payload, meta)
+        else:
+            if not isinstance(payload, dict):
+                self.anomalies.append(f"events[{position}] ({short_name(kind)}): payload is "
+                                      f"{'missing' if payload is None else describe(payload)}, "
+                                      "not an object")
+                payload = {}
+            handler(self, position, payload, meta)
+        flaggable = _FLAGGABLE.get(kind)
+        if flaggable is not None:
+            self._finding(position, flaggable, payload, meta)
 
     # helpers
     def _path(self, meta: dict) -> tuple[str, ...]:
@@ -373,6 +413,65 @@ class _Builder:
                                             ts=note.ts, tool=tool.id if tool else None,
                                             call=tool.requested_by if tool else None,
                                             label=_SKILL_REJECTED_NOTE))
+
+    # ── the framework's verdicts and warnings ──
+    def _finding(self, position: int, entry: Any, payload: Any, meta: dict) -> None:
+        """Keep an event the catalogue calls a verdict or a warning, in its own
+        words, tied to the call it belongs to (after its own handler ran, so a
+        ``tool_end`` finds its finished tool call)."""
+        kind = entry.kind_of(payload)
+        if kind == CONTEXT:
+            return
+        fields = payload if isinstance(payload, dict) else {}
+        words = tuple((name, json_text(fields[name])) for name in entry.explaining
+                      if name in fields and fields[name] is not None)
+        key = self._scope_key(meta, _CONTEXT_SEGMENTS)
+        call, tool, placed_by = self._place(fields, key) if meta else (None, None,
+                                                                       BY_FINAL_ANSWER)
+        self.findings.append(Finding(
+            type=entry.name, family=entry.family, kind=kind, meaning=entry.meaning,
+            words=words, payload=payload, event_index=position,
+            ts=number_or_none(meta.get("wallClockMs")), run_id=key[0] if meta else None,
+            scope=key[1], has_meta=bool(meta), call=call, tool=tool, placed_by=placed_by))
+
+    def _place(self, fields: dict, key: ScopeKey) -> tuple[int | None, int | None, str]:
+        """(model call, tool call, how) an event at scope ``key`` belongs to:
+        the tool call its payload names, else what was running or had just
+        ended in its scope, the way tool calls find their asker."""
+        state = self.scopes.get(key)
+        tcid = _tool_call_id(fields.get("toolCallId"))
+        if tcid is not None:
+            tool = (state.open_tools.get(tcid) if state is not None else None) or \
+                self.tools_by_scope_id.get((key, tcid)) or self.tools_by_run_id.get((key[0], tcid))
+            if tool is not None:
+                return tool.requested_by, tool.id, BY_TOOL_CALL_ID
+        if state is None:
+            return None, None, BY_NOTHING
+        if state.open_tools:
+            tool = next(reversed(state.open_tools.values()))
+            return tool.requested_by, tool.id, BY_OPEN_TOOL
+        if state.open_call is not None:
+            return state.open_call.id, None, BY_OPEN_CALL
+        if state.last_ended is not None:
+            return state.last_ended.id, None, BY_LAST_CALL
+        return None, None, BY_NOTHING
+
+    def on_disposition(self, position: int, p: dict, meta: dict) -> None:
+        self.ledgers.append(integrity_ledger(p, position, self.current_run))
+
+    def on_memory_attached(self, position: int, p: dict, meta: dict) -> None:
+        self._note(position, short_name(MEMORY_ATTACHED), p, meta)
+        path = self._path(meta)
+        if path and path[-1].startswith(_MEMORY_READ_PREFIX):
+            path = path[:-1]
+        key = (self.current_run, path)
+        served = MemoryServed(
+            memory_id=str_or_none(p.get("memoryId")), summary=str_or_none(p.get("contentSummary")),
+            score=number_or_none(p.get("score")), rank=int_or_none(p.get("rank")),
+            source=str_or_none(p.get("source")), event_index=position, run_id=key[0],
+            scope=path)
+        self.memory.append(served)
+        self.memory_pending.setdefault(key, []).append(served)
 
     # ── context ──
     def on_injected(self, position: int, p: dict, meta: dict) -> None:
@@ -568,6 +667,9 @@ class _Builder:
         state.last_started = state.open_call = call
         state.count += 1
         self.calls.append(call)
+        if self.memory_pending:
+            for served in self.memory_pending.pop(key, ()):
+                _fill(served, served_to=call.id)
         if rid is not None:
             self.calls_by_stage.setdefault(rid, []).append(call.id)
         for composition in slots.values():
@@ -769,16 +871,34 @@ class _Builder:
                                         ts=number_or_none(meta.get("wallClockMs")),
                                         label=_FATAL_LABEL))
 
+    def _place_late_findings(self, fatal_calls: dict[int, int], shown_run: Any) -> None:
+        """Findings placed only once the pass is over: an ``error.fatal`` on the
+        call it failed, and an event without meta on the run's final answer."""
+        final = None
+        for finding in self.findings:
+            if finding.type == ERROR_FATAL and finding.event_index in fatal_calls:
+                _fill(finding, call=fatal_calls[finding.event_index], tool=None,
+                      placed_by=BY_OPEN_CALL)
+            elif not finding.has_meta:
+                if final is None:
+                    final = _final_answer_call(self.calls, shown_run) or False
+                if final:
+                    _fill(finding, call=final.id)
+                else:
+                    _fill(finding, placed_by=BY_NOTHING)
+
     # ── finish ──
     def finish(self, source: str, boundary_llm: set[tuple[str, float]], *, lean: bool,
                has_typed_stream: bool, complete: bool | None,
                has_boundary: bool) -> EvidenceIndex:
         run_ids = tuple(r for r in self.run_ids if r is not None) or tuple(self.run_ids)
+        fatal_calls: dict[int, int] = {}  # error.fatal position -> the call it failed
         for run_id, text, position in self.fatal:
             for state in self.scopes.values():
                 call = state.open_call
                 if call is not None and call.run_id == run_id:
-                    _fill(call, failure=text)
+                    _fill(call, failure=text, failure_event_index=position)
+                    fatal_calls[position] = call.id
         tools_by_stage: dict[str, list[int]] = {}
         for tool in self.tools:
             if tool.runtime_stage_id is not None:
@@ -794,10 +914,13 @@ class _Builder:
                       in boundary_llm)
         for at, calls in self.served_in.items():
             _fill(self.entries[at], served_in=tuple(calls))
-        several_runs = len(run_ids) > 1
-        shown_run = run_ids[-1] if several_runs else None
+        # The application's own events (consumer-scope) are not a run of the agent.
+        agent_runs = tuple(r for r in run_ids if r != CONSUMER_SCOPE) or run_ids
+        several_runs = len(agent_runs) > 1
+        shown_run = agent_runs[-1] if several_runs else None
+        self._place_late_findings(fatal_calls, shown_run)
         notices = _notices(source, lean=lean, has_typed_stream=has_typed_stream,
-                           complete=complete, run_ids=run_ids,
+                           complete=complete, run_ids=agent_runs,
                            typed_gaps=_typed_gaps(self.calls, self.tools, self.summary_only
                                                   + self.no_text),
                            has_boundary=has_boundary, fatal=self.fatal)
@@ -806,8 +929,24 @@ class _Builder:
             turns=tuple(self.turns), search_entries=tuple(self.entries),
             notices=tuple(notices), anomalies=tuple(self.anomalies), run_ids=run_ids,
             lean=lean, stages=_NO_STAGES, shown_run=shown_run,
+            findings=tuple(self.findings), integrity=tuple(self.ledgers),
+            memory=tuple(self.memory),
             calls_by_stage={rid: tuple(ids) for rid, ids in self.calls_by_stage.items()},
             tools_by_stage={rid: tuple(ids) for rid, ids in tools_by_stage.items()})
+
+
+def _final_answer_call(calls: list[ModelCall], run: Any) -> ModelCall | None:
+    """The call that gave ``run``'s final answer (as :meth:`EvidenceIndex.final_call`
+    finds it, for the run the steps show), else that run's last call."""
+    last = None
+    for call in reversed(calls):
+        if run is not None and call.run_id != run:
+            continue
+        if last is None:
+            last = call
+        if call.is_final_answer:
+            return call
+    return last
 
 
 def _carried(composition: SlotComposition, previous_id: int) -> SlotComposition:
@@ -838,6 +977,8 @@ _HANDLERS = {
     AGENT_ROUTE_DECIDED: _Builder.on_route_decided,
     COMPOSITION_ROUTE_DECIDED: _Builder.on_composition_route,
     ERROR_FATAL: _Builder.on_fatal,
+    INTEGRITY_DISPOSITION: _Builder.on_disposition,
+    MEMORY_ATTACHED: _Builder.on_memory_attached,
 }
 # Typed events name their type in full and are looked up so, which spares
 # cutting the prefix off every event's type; the boundary-only fallback

@@ -5,6 +5,11 @@ base. Every record is a frozen dataclass: :mod:`recorders.evidence.build`
 fills them in during its single pass and hands them out finished; no reader
 can change one, so an index can be shared by every session that shows it.
 
+The framework's own verdicts and warnings are :class:`Finding` records, its
+integrity ledgers :class:`IntegrityLedger` and the memory it served
+:class:`MemoryServed`; what they mean is the catalogue's
+(:mod:`recorders.catalogue`), not this module's.
+
 Ids are positions: ``ModelCall.id`` in ``EvidenceIndex.calls``,
 ``ToolCall.id`` in ``EvidenceIndex.tool_calls``. Links between records are
 those ids. Where the recording lacks a fact, the field is None and its name
@@ -38,6 +43,10 @@ SOURCE_NONE = "none"
 USAGE_INPUT_KEYS = ("input", "inputTokens", "input_tokens", "promptTokens", "prompt_tokens")
 USAGE_OUTPUT_KEYS = ("output", "outputTokens", "output_tokens", "completionTokens",
                      "completion_tokens")
+
+# The run id agentfootprint gives events the application emits itself
+# (``runner.emit``) and pause events: not a run of the agent.
+CONSUMER_SCOPE = "consumer-scope"
 
 RunId = Any  # a typed event's ``meta.runId``: a string, or None when not recorded
 ScopeKey = tuple[RunId, tuple[str, ...]]  # (runId, subflow path without __root__)
@@ -235,6 +244,7 @@ class ModelCall:
     tool_calls: tuple[int, ...] = ()
     route: Mapping[str, Any] | None = None
     failure: str | None = None
+    failure_event_index: int | None = None  # the error.fatal recorded while it was open
     in_boundary_log: bool | None = None
     missing: tuple[str, ...] = ()
 
@@ -271,6 +281,95 @@ class Turn:
     final_content: str | None = None
     final_call: int | None = None
     event_index: int = -1
+
+
+# How a framework finding was tied to a model or tool call (``Finding.placed_by``).
+BY_TOOL_CALL_ID = "toolCallId"      # the payload names the tool call
+BY_OPEN_TOOL = "open tool call"     # the tool call running in its scope when it fired
+BY_OPEN_CALL = "open model call"    # the model call running in its scope when it fired
+BY_LAST_CALL = "last model call"    # the model call that had just ended in its scope
+BY_FINAL_ANSWER = "final answer"    # no meta: it speaks of the run's final answer
+BY_NOTHING = "not placed"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One framework verdict or warning (:mod:`recorders.catalogue` decides
+    which events are), in its own words, with the call it belongs to.
+
+    ``words`` are the catalogue's explaining fields that the payload carries,
+    most telling first, as ``(field, text)``: a string as recorded, any other
+    value as compact JSON. ``event_index`` is the event's position in the
+    recording's ``events``. ``call``/``tool`` are ids into the index (None
+    when nothing ties it to one); ``placed_by`` says how the tie was made.
+    ``run_id`` is None for an event delivered without ``meta``.
+    """
+
+    type: str       # the full type name
+    family: str
+    kind: str       # catalogue.VERDICT | catalogue.WARNING
+    meaning: str    # the catalogue's plain words for the type
+    words: tuple[tuple[str, str], ...]
+    payload: Any
+    event_index: int
+    ts: float | None
+    run_id: RunId
+    scope: tuple[str, ...]
+    has_meta: bool = True
+    call: int | None = None
+    tool: int | None = None
+    placed_by: str = BY_NOTHING
+
+    @property
+    def short(self) -> str:
+        """The type without ``agentfootprint.``."""
+        return self.type.partition(".")[2] if self.type.startswith("agentfootprint.") \
+            else self.type
+
+    def word(self, name: str) -> str | None:
+        """The text of one explaining field, if the payload carries it."""
+        for field_name, text in self.words:
+            if field_name == name:
+                return text
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class IntegrityLedger:
+    """One ``integrity.disposition``: each check's account at a run's end.
+
+    ``rows`` keep the recorded rows; ``summary`` says them in one line
+    ("3 of 4 checks ran; unsupported-claim found 1"). A check is a row
+    (check, seam): the framework runs one check at several seams.
+    """
+
+    summary: str
+    posture: str | None
+    ran: int
+    total: int
+    found: tuple[tuple[str, int], ...]   # (check label, findings) of checks that found
+    not_applicable: tuple[str, ...]      # check labels that never applied
+    unreachable: tuple[str, ...]         # check labels that could not run
+    rows: tuple[Any, ...]
+    event_index: int
+    run_id: RunId
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryServed:
+    """A remembered or retrieved entry on its way into a prompt
+    (``memory.attached``), traced to the model call it was served to:
+    the next call that started in the scope the memory read ran under."""
+
+    memory_id: str | None
+    summary: str | None
+    score: float | None
+    rank: int | None
+    source: str | None
+    event_index: int
+    run_id: RunId
+    scope: tuple[str, ...]
+    served_to: int | None = None   # ModelCall id; None when no call followed
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +409,9 @@ class EvidenceIndex:
     lean: bool
     stages: StageEvents
     shown_run: RunId = None
+    findings: tuple[Finding, ...] = ()
+    integrity: tuple[IntegrityLedger, ...] = ()
+    memory: tuple[MemoryServed, ...] = ()
     calls_by_stage: Mapping[str, tuple[int, ...]] = field(default_factory=dict, repr=False)
     tools_by_stage: Mapping[str, tuple[int, ...]] = field(default_factory=dict, repr=False)
 
