@@ -14,6 +14,13 @@ conditional       ``decide`` (chosen branch, rationale), then ``answers``
 loop              one ``iteration`` step per pass
 ================  ==========================================================
 
+A run that crashes (its root ``run.exit`` carries ``{"error": ...}``) is said
+so where it crashed, in every scope still open when it unwound: a model-call
+scope's latest step (the start of the call that never ended, if one is open)
+carries ``crashed`` and the ``error``; a composition gets a ``crashed`` step
+from the child that was running, with the error, where it would have said
+``answers`` (or merged).
+
 ``get_steps(path)`` returns the steps of the scope at ``path``: drilling into
 a child applies the child's own row. The corrections to the reference
 recorder are listed, with evidence, in ``docs/lens-projection.md``.
@@ -60,6 +67,23 @@ from recorders.values import nearest_known_prefix
 from recorders.trackers.actor_arrows import LLM_TO_TOOL, LLM_TO_USER, TOOL_TO_LLM
 
 _COMPOSITION_KINDS = frozenset({SEQUENCE, PARALLEL, CONDITIONAL, LOOP})
+
+# The step a composition ends with when the run crashed inside it (its kind and label).
+CRASHED = "crashed"
+# A model-call step's ``meta["crashed"]``: where the crash was, relative to the step.
+CRASHED_IN_CALL = "in this model call"
+CRASHED_AFTER_STEP = "after this step"
+
+
+def crash_error(event: dict) -> str | None:
+    """The error a ``run.exit`` reports, as text; None when the run did not crash."""
+    payload = event.get("payload")
+    if not isinstance(payload, dict) or payload.get("error") is None:
+        return None
+    error = payload["error"]
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return error["message"]
+    return error if isinstance(error, str) else repr(error)
 
 
 class LensStepRecorder:
@@ -151,7 +175,44 @@ class LensStepRecorder:
 
     def _on_run_exit(self, event: dict) -> None:
         root = self.scopes.ensure_root()
+        error = crash_error(event)
+        if error is not None:
+            self._show_crash(error, event)
         self._end_scope(root, event)
+
+    def _show_crash(self, error: str, event: dict) -> None:
+        """Say the run crashed in each scope it unwound, the deepest first.
+
+        Without this, a crashed Sequence read ``answers`` from its last child
+        that finished, and nothing said where the run stopped."""
+        for run in self.scopes.open_runs():
+            if run.ended:
+                continue
+            if run.kind in LEAF_KINDS:
+                self._mark_crashed_step(run, error)
+            elif run.kind in _COMPOSITION_KINDS:
+                self._emit_crashed(run, error, event)
+
+    def _mark_crashed_step(self, run: ScopeRun, error: str) -> None:
+        index = run.open_call_step if run.open_call_step is not None else run.last_step
+        if index is None:
+            return  # it crashed before its first model call: its parent says so
+        where = CRASHED_IN_CALL if index == run.open_call_step else CRASHED_AFTER_STEP
+        step = self._steps[index]
+        self._steps[index] = step._replace(meta={**(step.meta or {}),
+                                                 "crashed": where, "error": error})
+
+    def _emit_crashed(self, run: ScopeRun, error: str, event: dict) -> None:
+        run.ended = True  # no ``answers`` or merge after a crash
+        running = [record for records in run.running_children.values() for record in records]
+        if not running and run.last_exited is not None:
+            running = [run.last_exited]  # it crashed between two children
+        if not running:
+            return
+        self._emit(run, CRASHED,
+                   tuple(Transition(r.subflow_id, ACTOR_USER, "next", CRASHED) for r in running),
+                   Anchor(event["runtimeStageId"], running[-1].path), CRASHED, event["ts"],
+                   {"kind": CRASHED, "error": error})
 
     def _on_composition_start(self, event: dict) -> None:
         kind = scope_kind_of(event.get("kind"))
@@ -268,8 +329,9 @@ class LensStepRecorder:
         owner.tools_since_call.clear()
         owner.failed_tools_since_call.clear()
         owner.pending_tool_step = None
-        self._emit(owner, REACT, (Transition(source, f"stage:llm:{rid}", "actor-arrow", arrow),),
-                   Anchor(rid, tuple(event["subflowPath"])), arrow, event["ts"], meta)
+        owner.open_call_step = self._emit(
+            owner, REACT, (Transition(source, f"stage:llm:{rid}", "actor-arrow", arrow),),
+            Anchor(rid, tuple(event["subflowPath"])), arrow, event["ts"], meta)
 
     def _on_llm_end(self, event: dict) -> None:
         owner = self._leaf_owner(event)
@@ -286,6 +348,7 @@ class LensStepRecorder:
                            (Transition(f"stage:llm:{rid}", target, "actor-arrow", arrow),),
                            Anchor(rid, tuple(event["subflowPath"])), arrow, event["ts"], meta)
         owner.pending_tool_step = index if arrow == LLM_TO_TOOL else None
+        owner.open_call_step = None
 
     def _on_tool_start(self, event: dict) -> None:
         owner = self.scopes.owner_of(tuple(event["subflowPath"]))
@@ -381,6 +444,7 @@ class LensStepRecorder:
         """Store a step of ``run``'s scope, numbered in emit order; returns its index."""
         index = len(self._steps)
         self._steps.append(RunStep(index, kind, transitions, anchor, label, ts_ms, meta))
+        run.last_step = index
         positions = self._steps_by_scope.get(run.path)
         if positions is None:
             self._steps_by_scope[run.path] = [index]

@@ -82,6 +82,10 @@ class ScopeRun:
     tools_since_call: list[str] = field(default_factory=list)
     failed_tools_since_call: list[str] = field(default_factory=list)
     tool_names_by_call: dict[str, str] = field(default_factory=dict)
+    # This execution's latest step, and the start step of a model call that
+    # has not ended: where a crash that unwinds the run is shown.
+    last_step: int | None = None
+    open_call_step: int | None = None
     ended: bool = False
 
     @property
@@ -156,6 +160,11 @@ class ScopeTracker:
     def open_at(self, path: tuple[str, ...]) -> ScopeRun | None:
         runs = self._open_by_path.get(path)
         return runs[-1] if runs else None
+
+    def open_runs(self) -> list[ScopeRun]:
+        """Every execution still open, the deepest first (read once, when a run crashes)."""
+        runs = [run for path_runs in self._open_by_path.values() for run in path_runs]
+        return sorted(runs, key=lambda run: len(run.path), reverse=True)
 
     def parent_of(self, run: ScopeRun) -> ScopeRun | None:
         parent_path = run.info.parent
