@@ -58,5 +58,6 @@ def _as_typed(event: Any) -> dict:
     segments = list(path) if isinstance(path, list) else []
     if segments[:1] == list(ROOT):
         segments = segments[1:]
-    return {"type": event.get("type"),
+    # The payload says whether a run.exit reports a crash (placed where it happened).
+    return {"type": event.get("type"), "payload": event.get("payload"),
             "meta": {"runtimeStageId": event.get("runtimeStageId"), "subflowPath": segments}}

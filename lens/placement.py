@@ -17,6 +17,10 @@ typed stream, so an event is placed by where it happened:
   an event before every step of its scope is held by the first step;
 - a context event served to a model call is held by that call's step (the
   served context is read there), so it is placed as that call's start;
+- a crash reported at the run's root after the run unwound (the typed
+  ``error.fatal``, at stage ``__root__#0``; the boundary ``run.exit`` carrying
+  an error) names no stage of where it happened: it is placed as the event
+  before it, what was running when the run crashed (the open model call);
 - in a file holding several runs the steps describe the last run only: an
   event of an earlier run is held by no step.
 
@@ -31,6 +35,8 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from recorders.catalogue import ERROR_FATAL
+from recorders.lens_projection import crash_error
 from recorders.run_step import RunStep
 from lens.scopes import ROOT, ScopeIndex
 
@@ -65,6 +71,20 @@ def _execution_index(runtime_stage_id: Any) -> int | None:
 
 def _opens_stage(event_type: Any) -> bool:
     return isinstance(event_type, str) and event_type.endswith(_OPENING_SUFFIXES)
+
+
+def _meta_of(event: Any) -> Mapping[str, Any] | None:
+    meta = event.get("meta") if isinstance(event, dict) else None
+    return meta if isinstance(meta, dict) else None
+
+
+def _reports_crash_at_root(event: Any) -> bool:
+    """An ``error.fatal`` or an erring ``run.exit`` at the run's root path."""
+    meta = _meta_of(event)
+    if meta is None or meta.get("subflowPath") not in (None, []):
+        return False  # a crash reported inside a subflow names its own place
+    kind = event.get("type")
+    return kind == ERROR_FATAL or (kind == "run.exit" and crash_error(event) is not None)
 
 
 class StepLocator:
@@ -102,7 +122,8 @@ class StepLocator:
         """(scope path, index) of the step holding typed event ``event_index``."""
         if not 0 <= event_index < len(self._events):
             return None
-        anchor_index = self._served_to.get(event_index, event_index)
+        anchor_index = self._crash_site(event_index)
+        anchor_index = self._served_to.get(anchor_index, anchor_index)
         event = self._events[anchor_index]
         if not isinstance(event, dict):
             return None
@@ -115,6 +136,20 @@ class StepLocator:
         keys = self._keys_by_scope[path]
         key = self._event_key(anchor_index, event, meta)
         return path, max(bisect_right(keys, key) - 1, 0)
+
+    def _crash_site(self, index: int) -> int:
+        """The event before a crash reported at the root (``index`` for any other event)."""
+        if not _reports_crash_at_root(self._events[index]):
+            return index
+        position = index
+        while position > 0:
+            position -= 1
+            previous = self._events[position]
+            meta = _meta_of(previous)
+            if meta is not None and isinstance(meta.get("runtimeStageId"), str) \
+                    and not _reports_crash_at_root(previous):
+                return position
+        return index
 
     def _scope_of(self, subflow_path: Any) -> tuple[str, ...] | None:
         segments = subflow_path if isinstance(subflow_path, list) else []
