@@ -11,9 +11,24 @@ that usually explain a wrong or missing answer:
    pressure, events the recorder dropped or a run that did not complete;
 5. a tool result no later model call in its scope was served.
 
-Each cause has one line of why, built only from recorded facts, and a link to
-the step that shows it. Pure functions over the evidence index, a step map and
-(optionally) the projection's route and the recording's gaps.
+Before all of these come the framework's own verdicts (an unmet output
+contract, a denied or halted permission check, a fail-fast, a canned answer,
+an integrity finding, ...: whatever :mod:`recorders.catalogue` calls a
+verdict), one cause each in the order they happened, the first being most
+often the root and the later ones its consequences; after them its warnings
+(retries, fallbacks, evictions, shadowed tools, ...), one cause per type. A
+verdict already told by one of the five (a failed tool's ``tool_end``, the
+``error.fatal`` of a failed model call) is not told twice.
+
+Each cause has one line of why, built only from recorded facts (for the
+framework's verdicts: the catalogue's meaning and the event's own words, its
+explaining fields), the typed indices of the events it rests on (positions in
+the recording's ``events``), and a link to the step that shows it. Pure
+functions over the evidence index, a step map and (optionally) the
+projection's route and the recording's gaps.
+
+Does not own: what counts as a verdict (the catalogue), tying an event to its
+call (the evidence index), how the run ended (:mod:`lens.evidence.outcome`).
 """
 
 from __future__ import annotations
@@ -21,8 +36,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from recorders.catalogue import CONTEXT_BUDGET_PRESSURE, short_name
-from recorders.evidence import MESSAGES, EvidenceIndex, ModelCall, StepMap
+from recorders.catalogue import CONTEXT_BUDGET_PRESSURE, SKILL_REJECTED, VERDICT, \
+    WARNING as WARNING_KIND, short_name
+from recorders.evidence import MESSAGES, EvidenceIndex, Finding, ModelCall, StepMap
+from recorders.evidence.records import BY_FINAL_ANSWER, BY_LAST_CALL
 from recorders.gaps import Gap
 from recorders.route_recorder import RouteHop, RouteTrip, format_route_hop
 from lens.evidence.nav import Nav, call_title, nav_for_call, nav_for_tool
@@ -35,6 +52,11 @@ _LOST_EVENT_GAPS = frozenset({"dropped", "incomplete"})
 # The type of the notes the evidence index keeps of a context.budget_pressure event.
 _BUDGET_PRESSURE_NOTE = short_name(CONTEXT_BUDGET_PRESSURE)
 NAME_CHARS = 60
+# A framework finding's own words: each explaining field is cut to this many
+# characters in its cause's why (the whole payload is the cause's detail).
+WORD_CHARS = 240
+HEADLINE_WORD_CHARS = 100
+HEADLINE_WORDS = 2
 
 
 @dataclass(frozen=True)
@@ -47,6 +69,7 @@ class LikelyCause:
     why: str                  # one line; may hold recording names: show as text
     detail: DisplayText | None  # the error text or payload, when recorded
     nav: Nav | None
+    events: tuple[int, ...] = ()  # typed indices (positions in ``events``) it rests on
 
     @property
     def is_error(self) -> bool:
@@ -64,7 +87,9 @@ def likely_causes(index: EvidenceIndex, step_map: StepMap | None = None, *,
     found += _route_causes(index, step_map, hops, trips)
     found += _context_cuts(index, step_map, gaps)
     found += _results_never_served(index, step_map, served)
-    return tuple(found)
+    told = {position for cause in found for position in cause.events}
+    verdicts, warnings = _framework_causes(index, step_map, told)
+    return tuple(verdicts + found + warnings)
 
 
 def _name(value: object) -> str:
@@ -90,11 +115,13 @@ def _tool_failures(index: EvidenceIndex, step_map: StepMap | None,
                 f"The tool returned an error{asked}; the model was served this error text "
                 "instead of a result." if tool.id in served else
                 f"The tool returned an error{asked}.",
-                display_text(tool.result) if tool.has_result else None, nav))
+                display_text(tool.result) if tool.has_result else None, nav,
+                _positions(tool.start_event_index, tool.end_event_index)))
         elif not tool.ended:
             causes.append(LikelyCause(
                 "tool did not end", ERROR, f"Tool {_name(tool.name)} never returned",
-                f"The recording has the tool call's start but no end{asked}.", None, nav))
+                f"The recording has the tool call's start but no end{asked}.", None, nav,
+                _positions(tool.start_event_index)))
     return causes
 
 
@@ -123,12 +150,13 @@ def _provider_errors(index: EvidenceIndex, step_map: StepMap | None) -> list[Lik
             causes.append(LikelyCause(
                 "provider error", ERROR, f"{call_title(call)} failed",
                 f"A fatal error was recorded while this model call{provider} was open, so it "
-                "gave no answer.", display_text(call.failure), nav))
+                "gave no answer.", display_text(call.failure), nav,
+                _positions(call.start_event_index, call.failure_event_index)))
         elif not call.ended:
             causes.append(LikelyCause(
                 "model call did not end", ERROR, f"{call_title(call)} never ended",
                 f"The recording has this model call's start{provider} but no end or error.",
-                None, nav))
+                None, nav, _positions(call.start_event_index)))
     return causes
 
 
@@ -138,15 +166,23 @@ def _provider_errors(index: EvidenceIndex, step_map: StepMap | None) -> list[Lik
 def _route_causes(index: EvidenceIndex, step_map: StepMap | None, hops: Sequence[RouteHop],
                   trips: Sequence[RouteTrip]) -> list[LikelyCause]:
     steps = step_map.steps if step_map is not None else ()
+    # The skill.rejected event behind each rejected hop, in order, by skill
+    # asked for: the cause rests on it, so it is not told again as a verdict.
+    rejections: dict[object, list[int]] = {}
+    for finding in index.findings:
+        if finding.type == SKILL_REJECTED and index.in_shown_run(finding.run_id):
+            rejections.setdefault(finding.word("requestedId"), []).append(finding.event_index)
     causes = []
     for hop in hops:
         if hop.outcome != "rejected":
             continue
+        behind = rejections.get(hop.requested_skill)
         causes.append(LikelyCause(
             "rejected route", WARNING,
             f"Route to {_name(hop.requested_skill)} rejected",
             "The model asked to move to a skill the graph does not reach from here: "
-            + one_line(format_route_hop(hop)), None, _hop_nav(hop, steps, index)))
+            + one_line(format_route_hop(hop)), None, _hop_nav(hop, steps, index),
+            (behind.pop(0),) if behind else ()))
     for trip in trips:
         marked = trip_marks(hops, [trip])  # the hop that tripped this governor
         nav = _hop_nav(hops[next(iter(marked))], steps, index) if marked else None
@@ -177,14 +213,16 @@ def _context_cuts(index: EvidenceIndex, step_map: StepMap | None,
     evicted: list[ModelCall] = []
     dropped: list[tuple[ModelCall, str, int]] = []
     pressed: list[tuple[ModelCall, object]] = []
+    pressed_at: list[int] = []
     for call in index.shown_calls():
         if call.evictions:
             evicted.append(call)
         for slot in call.slots.values():
             if slot.origin == "fresh" and slot.dropped_count:
                 dropped.append((call, slot.slot, slot.dropped_count))
-        pressed += [(call, note.payload) for note in call.notes
-                    if note.type == _BUDGET_PRESSURE_NOTE]
+        pressure = [note for note in call.notes if note.type == _BUDGET_PRESSURE_NOTE]
+        pressed += [(call, note.payload) for note in pressure]
+        pressed_at += [note.event_index for note in pressure]
     causes = []
     if evicted:
         pieces = sum(len(call.evictions) for call in evicted)
@@ -192,7 +230,8 @@ def _context_cuts(index: EvidenceIndex, step_map: StepMap | None,
             "evicted context", WARNING,
             f"{pieces} piece(s) evicted before {_calls_text(evicted)}",
             "The model was not served pieces it had seen before" + _last_text(evicted) + ".",
-            None, nav_for_call(index, step_map, evicted[0].id)))
+            None, nav_for_call(index, step_map, evicted[0].id),
+            tuple(e.event_index for call in evicted for e in call.evictions)))
     if dropped:
         slots = ", ".join(sorted({_name(slot) for _, slot, _ in dropped}))
         causes.append(LikelyCause(
@@ -201,14 +240,15 @@ def _context_cuts(index: EvidenceIndex, step_map: StepMap | None,
             f"{_calls_text([call for call, _, _ in dropped])}",
             f"The slot's budget did not hold everything (slot: {slots}), so some pieces were "
             "left out of what the model was served" + _last_text([c for c, _, _ in dropped])
-            + ".", None, nav_for_call(index, step_map, dropped[0][0].id)))
+            + ".", None, nav_for_call(index, step_map, dropped[0][0].id),
+            _positions(*(call.slots[slot].composed_event_index for call, slot, _ in dropped))))
     if pressed:
         causes.append(LikelyCause(
             "budget pressure", WARNING,
             f"Context budget pressure before {_calls_text([call for call, _ in pressed])}",
             "The context was over or near its budget when the call was composed"
             + _last_text([c for c, _ in pressed]) + ".", display_text(pressed[0][1]),
-            nav_for_call(index, step_map, pressed[0][0].id)))
+            nav_for_call(index, step_map, pressed[0][0].id), tuple(pressed_at)))
     for gap in gaps:
         if gap.code in _LOST_EVENT_GAPS:
             causes.append(LikelyCause(
@@ -262,4 +302,94 @@ def _results_never_served(index: EvidenceIndex, step_map: StepMap | None,
         why = ("Later model calls in the same scopes were served none of these results; the "
                f"first came before {call_title(later)}.")
     return [LikelyCause("result never served", WARNING, headline, why,
-                        display_text(tool.result), nav_for_tool(index, step_map, tool.id))]
+                        display_text(tool.result), nav_for_tool(index, step_map, tool.id),
+                        _positions(*(t.end_event_index for t, _ in unserved)))]
+
+
+def _positions(*positions: int | None) -> tuple[int, ...]:
+    return tuple(p for p in positions if p is not None)
+
+
+# ─── The framework's own verdicts and warnings ─────────────────────────
+
+
+def _framework_causes(index: EvidenceIndex, step_map: StepMap | None, told: set[int]
+                      ) -> tuple[list[LikelyCause], list[LikelyCause]]:
+    """(verdicts, warnings) of every run in the file: a verdict of a run
+    before a pause is still why the run went as it did (its link says that no
+    step shows it). Warnings are one cause per type: a long run retries or
+    evicts before every call, and a hundred alike lines would bury the rest."""
+    verdicts: list[LikelyCause] = []
+    warned: dict[str, list[Finding]] = {}
+    for finding in index.findings:
+        if finding.event_index in told:
+            continue
+        if finding.kind == VERDICT:
+            verdicts.append(_verdict_cause(index, step_map, finding))
+        elif finding.kind == WARNING_KIND:
+            warned.setdefault(finding.type, []).append(finding)
+    warnings = [_warning_cause(index, step_map, alike) for alike in warned.values()]
+    return verdicts, warnings
+
+
+def _verdict_cause(index: EvidenceIndex, step_map: StepMap | None,
+                   finding: Finding) -> LikelyCause:
+    return LikelyCause(finding.short, ERROR, _finding_headline(index, finding),
+                       _finding_why(index, finding), display_text(finding.payload),
+                       _finding_nav(index, step_map, finding), (finding.event_index,))
+
+
+def _warning_cause(index: EvidenceIndex, step_map: StepMap | None,
+                   alike: list[Finding]) -> LikelyCause:
+    first = alike[0]
+    headline = _finding_headline(index, first)
+    if len(alike) > 1:
+        headline += f" ({len(alike)} times; the first shown)"
+    return LikelyCause(first.short, WARNING, headline, _finding_why(index, first),
+                       display_text(first.payload), _finding_nav(index, step_map, first),
+                       tuple(f.event_index for f in alike))
+
+
+def _finding_headline(index: EvidenceIndex, finding: Finding) -> str:
+    """The type and its two most telling fields:
+    ``permission.check: result=deny, target=send_email``."""
+    head = finding.short
+    if finding.tool is not None:
+        head = f"Tool {_name(index.tool_calls[finding.tool].name)} · {head}"
+    if finding.words:
+        head += ": " + ", ".join(f"{name}={one_line(text, HEADLINE_WORD_CHARS)}"
+                                 for name, text in finding.words[:HEADLINE_WORDS])
+    return head
+
+
+def _finding_why(index: EvidenceIndex, finding: Finding) -> str:
+    """The catalogue's meaning, then the event's own words, field by field."""
+    words = "; ".join(f"{name}: {one_line(text, WORD_CHARS)}" for name, text in finding.words)
+    if words and not words.endswith((".", "…")):
+        words += "."
+    why = finding.meaning + (f" The event says {words}" if words else "")
+    if finding.call is not None:
+        why += f" It belongs to {call_title(index.calls[finding.call])}"
+        why += (", whose answer it speaks of (delivered after the run, without meta)."
+                if finding.placed_by == BY_FINAL_ANSWER else ".")
+    return one_line(why)
+
+
+def _finding_nav(index: EvidenceIndex, step_map: StepMap | None,
+                 finding: Finding) -> Nav | None:
+    """The step of the tool or model call it belongs to; failing that, the
+    step at its time, else the run's last step (said so)."""
+    if step_map is None:
+        return None
+    if finding.tool is not None:
+        return nav_for_tool(index, step_map, finding.tool)
+    if finding.call is not None:
+        return nav_for_call(index, step_map, finding.call,
+                            end=finding.placed_by in (BY_LAST_CALL, BY_FINAL_ANSWER))
+    if not step_map.steps:
+        return Nav(None, False, why_no_step="the run has no steps")
+    if finding.ts is not None and step_map.step_at_time(finding.ts) is not None:
+        return Nav(step_map.step_at_time(finding.ts), False,
+                   why_no_step="no call is tied to this event; the step at its time")
+    return Nav(step_map.step_at_time(float("inf")), False,
+               why_no_step="no call is tied to this event; the run's last step")
