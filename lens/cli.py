@@ -4,6 +4,8 @@ Subcommands:
 
 - ``info``, ``steps``, ``route``: one recording, exactly as ``python -m recorders``
   prints them (:mod:`recorders.cli`).
+- ``causes FILE``: the run's likely causes as JSON, most likely first
+  (:mod:`lens.causes_command`).
 - ``compare A B``: where two runs part and what the model was served
   differently (:mod:`lens.compare_command`).
 - ``archive index|runs|sql``: index a folder of saved runs and query it
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from recorders import cli as recorder_cli
-from lens import compare_command
+from lens import causes_command, compare_command
 from archive import commands as archive_commands
 
 PROG = "footprint-lens"
@@ -40,6 +42,8 @@ class Command:
 
 
 COMMANDS: list[Command] = [
+    Command(causes_command.NAME, causes_command.HELP, causes_command.add_arguments,
+            causes_command.run),
     Command("compare", "where two runs part, and what the model was served differently",
             compare_command.add_arguments, compare_command.run),
     Command(archive_commands.NAME, archive_commands.HELP, archive_commands.add_arguments,

@@ -1,0 +1,63 @@
+"""``footprint-lens causes FILE``: the run's likely causes as JSON, most likely first.
+
+Each cause is ``{kind, severity, headline, why, detail?, events, step}``:
+``events`` are typed indices (positions in the recording's ``events``) the
+cause rests on; ``step`` is ``{path, index}``, the scope (its subflow path
+from ``__root__``) and the position in that scope's steps that shows it, as
+the app's drill and step links name a step, or null when no step shows it.
+
+Owns: the command's arguments and its wire shape. Does not own: finding or
+ranking the causes (:mod:`lens.evidence.causes`), placing steps
+(:mod:`lens.step_places`), or reading the file (the loader; bad input is
+reported by :func:`recorders.cli.guarded`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from recorders.profiles import DEFAULT_PROFILE, PROFILES
+
+if TYPE_CHECKING:
+    from lens.evidence.causes import LikelyCause
+    from lens.run import OpenRun
+
+NAME = "causes"
+HELP = "the run's likely causes as JSON, most likely first"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a recording or envelope (.json or .json.gz)")
+    parser.add_argument("--profile", choices=PROFILES, default=DEFAULT_PROFILE,
+                        help="the projection whose steps the causes link to")
+
+
+def run(args: argparse.Namespace) -> list[dict[str, Any]]:
+    # Imported here, so that ``footprint-lens``'s other commands start without them.
+    from recorders.loading import load_path
+    from lens.evidence.causes import likely_causes
+    from lens.run import OpenRun
+    from lens.scopes import ROOT
+
+    run_ = OpenRun(load_path(args.file))
+    route = run_.projection(args.profile).route
+    causes = likely_causes(run_.evidence, run_.step_map(args.profile, ROOT),
+                           hops=route.get_hops(), trips=route.get_trips(),
+                           gaps=run_.recording.gaps)
+    return [cause_to_wire(cause, run_, args.profile, ROOT) for cause in causes]
+
+
+def cause_to_wire(cause: LikelyCause, run: OpenRun, profile: str,
+                  scope: tuple[str, ...]) -> dict[str, Any]:
+    """One cause as JSON; ``scope`` is the scope whose step list its link indexes."""
+    wire: dict[str, Any] = {"kind": cause.kind, "severity": cause.severity,
+                            "headline": cause.headline, "why": cause.why}
+    if cause.detail is not None:
+        wire["detail"] = cause.detail.full
+    wire["events"] = list(cause.events)
+    place = None
+    if cause.nav is not None and cause.nav.step is not None:
+        place = run.place(profile, scope, cause.nav.step)
+    wire["step"] = None if place is None else {"path": list(place.path), "index": place.index}
+    return wire
