@@ -25,7 +25,8 @@ from lens.text import format_ms, one_line
 
 QUOTE_CHARS = 120  # a quoted text longer than this is clipped
 MAX_TOOLS = 3      # tools named in one sentence; more are counted
-MAX_ARGS = 2       # arguments named per tool
+MAX_ARGS = 3       # arguments named per tool; more are counted
+MAX_RESULT_KEYS = 3  # keys named of an object result
 MAX_NAMES = 4      # branch names named in one sentence
 # Where a subflow's payload carries its input (on entry) and its output (on exit).
 INPUT_KEYS = ("message", "userMessage")
@@ -180,17 +181,36 @@ def _tool_name(words: _Words, tool: ToolCall) -> None:
 
 
 def _arguments(words: _Words, args: Any) -> None:
+    """Up to MAX_ARGS arguments by name, then how many more: an argument is
+    never dropped without a word (a date left out changes what was asked)."""
     if not isinstance(args, Mapping) or not args:
         return
     words.say(" with ")
-    shown = [(k, v) for k, v in args.items() if isinstance(v, str) or is_number(v)][:MAX_ARGS]
-    if not shown:
-        words.say(f"{len(args)} argument(s)")
-        return
-    for number, (key, value) in enumerate(shown):
+    items = list(args.items())
+    for number, (key, value) in enumerate(items[:MAX_ARGS]):
         if number:
             words.say(", ")
-        words.quote(key).say(" = ").quote(value, limit=40)
+        words.quote(key).say(" = ")
+        _argument_value(words, value)
+    if len(items) > MAX_ARGS:
+        more = len(items) - MAX_ARGS
+        words.say(f" and {more} more argument{'' if more == 1 else 's'}")
+
+
+def _argument_value(words: _Words, value: Any) -> None:
+    """A text or number quoted (clipped); any other value described in app words."""
+    if isinstance(value, str) or is_number(value):
+        words.quote(value, limit=40)
+    elif isinstance(value, bool):
+        words.say("true" if value else "false")
+    elif value is None:
+        words.say("null")
+    elif isinstance(value, Mapping):
+        words.say(f"an object of {_count(len(value), 'field')}")
+    elif isinstance(value, list):
+        words.say(f"a list of {_count(len(value), 'item')}")
+    else:
+        words.say("a value")
 
 
 def _outcome(words: _Words, tool: ToolCall) -> None:
@@ -212,11 +232,11 @@ def _outcome(words: _Words, tool: ToolCall) -> None:
         words.say(" ").quote(tool.result, limit=60)
     elif isinstance(tool.result, Mapping) and tool.result:
         words.say(" an object with ")
-        for number, key in enumerate(list(tool.result)[:MAX_ARGS + 1]):
+        for number, key in enumerate(list(tool.result)[:MAX_RESULT_KEYS]):
             if number:
                 words.say(", ")
             words.quote(key)
-        if len(tool.result) > MAX_ARGS + 1:
+        if len(tool.result) > MAX_RESULT_KEYS:
             words.say("…")
     elif is_number(tool.result):
         words.say(" ").quote(tool.result)

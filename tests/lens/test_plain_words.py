@@ -97,3 +97,36 @@ def test_no_step_detail_shows_a_literal_none(case):
                 cells += list(detail.branches)
                 assert "None" not in cells, (profile, step.runtime_stage_id, cells)
 
+
+
+# ─── tool arguments stay in the sentence ───────────────────────────────
+
+
+def _family_sentences(case: str) -> list[str]:
+    import gzip
+    from family_files import family_recording
+    run = open_run(gzip.decompress(family_recording(case).read_bytes()))
+    return [step_sentence(s, run.evidence).text for s in run.root_steps("lens")]
+
+
+def test_a_three_argument_tool_call_names_its_third_argument_the_date():
+    # search_flights was asked with from, to and date; the date is what was asked for.
+    asked = [t for t in _family_sentences("travel-desk-circuit-breaker")
+             if t.startswith("The model asked for “search_flights”")]
+    assert asked
+    assert "“date” = “2026-05-14”" in asked[0]
+
+
+def test_arguments_past_the_named_ones_are_counted_not_dropped():
+    from lens.plain_words import _Words, _arguments
+    words = _Words()
+    _arguments(words, {"a": "1", "b": 2, "flag": True, "nested": {"x": 1}, "items": [1, 2]})
+    text = words.done().text
+    assert text == " with “a” = “1”, “b” = “2”, “flag” = true and 2 more arguments"
+
+
+def test_an_object_or_list_argument_is_described_not_left_out():
+    from lens.plain_words import _Words, _arguments
+    words = _Words()
+    _arguments(words, {"filters": {"region": "eu", "tier": 2}, "ids": [7, 8, 9]})
+    assert words.done().text == " with “filters” = an object of 2 fields, “ids” = a list of 3 items"
