@@ -12,8 +12,8 @@ import streamlit as st
 
 from recorders.projections import PROFILES, Projection
 from lens.route_view import skills_visited_text
-from lens.summary import (RunSummary, format_count, format_duration, run_facts, summarise,
-                          timing_notes)
+from lens.summary import (BAD, GOOD, UNSAID, RunSummary, StatedOutcome, format_count,
+                          format_duration, run_facts, stated_outcome, summarise, timing_notes)
 from lens.text import one_line
 from lens_ui import session
 from lens_ui.compare_state import compare_with
@@ -51,13 +51,11 @@ def run_bar(run: LoadedRun, profile: str) -> None:
         # The label is one line and bounded (lens.run_label); shown whole, since
         # its tail (digest, time) is what tells two uploads apart.
         st.text(choice.label or choice.name, help=f"The open run ({source}).")
-        if problems:
-            st.badge(f"{len(problems)} gap(s)", icon=":material/warning:", color="orange",
-                     help="What this recording does not carry or this projection cannot "
-                          "show; listed in Run details.")
-        else:
-            st.badge("healthy", icon=":material/check_circle:", color="green",
-                     help="The recording carries what these views need.")
+        # Two badges, two questions: how the run ended, and whether the file
+        # carries what the views need. One "healthy" badge answered the second
+        # and read as the first beside "1 failed".
+        outcome_badge(stated_outcome(run.recording, run.evidence))
+        recording_badge(run.recording.complete, problems)
         st.caption(_figures_line(summary), width="content")
         with st.popover("Run details", icon=":material/info:", key=RUN_DETAILS,
                         on_change="rerun") as details:
@@ -65,6 +63,37 @@ def run_bar(run: LoadedRun, profile: str) -> None:
             # sent and re-rendered on every step (each costs the browser time).
             if details.open:
                 _details(run, projection, summary, problems)
+
+
+OUTCOME_COLOURS = {GOOD: "green", BAD: "red", UNSAID: "gray"}
+OUTCOME_ICONS = {GOOD: ":material/check_circle:", BAD: ":material/error:",
+                 UNSAID: ":material/help:"}
+
+
+def outcome_badge(outcome: StatedOutcome) -> None:
+    """How the run ended, in app words; the recorded reason (an error's text)
+    is recording text, so it is shown in Run details as plain text, not here."""
+    why = "  \nThe recorded reason is in Run details." if outcome.detail else ""
+    st.badge(f"run {outcome.label}", icon=OUTCOME_ICONS[outcome.tone],
+             color=OUTCOME_COLOURS[outcome.tone],
+             help="How the run ended, from the recorded events: answered, crashed (a fatal "
+                  "error), did not finish, or not recorded." + why)
+
+
+def recording_badge(complete: bool | None, problems: list[str]) -> None:
+    """Whether the file carries what the views need: the recording's health, not the run's."""
+    if complete is False:
+        label = "recording incomplete"
+    elif problems:
+        label = f"recording: {len(problems)} gap(s)"
+    else:
+        st.badge("recording complete", icon=":material/check_circle:", color="green",
+                 help="The recording carries what these views need. This says nothing of "
+                      "how the run went: see the badge before it.")
+        return
+    st.badge(label, icon=":material/warning:", color="orange",
+             help="What this recording does not carry or this projection cannot show; "
+                  "listed in Run details.")
 
 
 def _figures_line(summary: RunSummary) -> str:
@@ -84,6 +113,10 @@ def _details(run: LoadedRun, projection: Projection, summary: RunSummary,
                  help="Open the Compare page with this run as run A"):
         compare_with(run.choice)
         st.switch_page("pages/compare.py")
+    outcome = stated_outcome(run.recording, run.evidence)
+    st.caption(f"How the run ended: {outcome.label}.")
+    if outcome.detail:
+        st.text(one_line(outcome.detail, 400))
     _facts(run_facts(run.recording, run.evidence))
     health_line(problems)
     summary_figures(run, summary)
@@ -101,11 +134,11 @@ def _facts(facts: list[tuple[str, str]]) -> None:
 def health_line(problems: list[str]) -> None:
     """Every gap the loader reported and every note of the projection, plainly."""
     if not problems:
-        st.success("Health: nothing missing. The recording carries what these views need.",
+        st.success("Recording: nothing missing. The file carries what these views need.",
                    icon=":material/check_circle:")
         return
     with st.container(border=True, key="lens-health"):
-        st.warning(f"Health: {len(problems)} thing(s) this recording does not carry or this "
+        st.warning(f"Recording: {len(problems)} thing(s) this file does not carry or this "
                    "projection cannot show.", icon=":material/warning:")
         st.text("\n".join(f"• {message}" for message in problems))
 

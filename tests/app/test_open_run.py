@@ -106,8 +106,20 @@ def test_the_health_line_names_an_incomplete_run(app):
     at.file_uploader(key="lens.uploader").set_value(
         ("crash.json", corpus_bytes("crash-provider-error-envelope"), "application/json")).run()
     open_run_details(at)
-    assert any(w.value.startswith("Health: ") for w in at.warning)
+    assert any(w.value.startswith("Recording: ") for w in at.warning)
     assert any("complete: false" in t for t in texts(at))
+
+
+def test_the_run_bar_says_the_run_crashed_apart_from_the_recording_being_incomplete(app):
+    at = app.run()
+    at.file_uploader(key="lens.uploader").set_value(
+        ("crash.json", corpus_bytes("crash-provider-error-envelope"), "application/json")).run()
+    badges = [m.value for m in at.markdown if "badge[" in m.value]
+    assert any("run crashed" in b for b in badges), badges
+    assert any("recording incomplete" in b for b in badges), badges
+    assert not any("healthy" in b for b in badges)
+    open_run_details(at)
+    assert any(c.value == "How the run ended: crashed." for c in at.caption)
 
 
 def test_the_health_line_names_several_runs_and_lean_mode(app):
@@ -125,7 +137,7 @@ def test_the_health_line_names_several_runs_and_lean_mode(app):
 
 def test_a_clean_run_says_nothing_is_missing(app):
     at = open_run_details(app.run())
-    assert any(s.value.startswith("Health: nothing missing") for s in at.success)
+    assert any(s.value.startswith("Recording: nothing missing") for s in at.success)
     assert not at.warning
 
 

@@ -51,7 +51,10 @@ def test_the_run_bar_names_the_run_and_its_health_with_details_in_a_popover(app)
     no_exception(at)
     assert any(t.value == REFUND for t in at.text)
     # st.badge is drawn as a Markdown badge directive written by the app.
-    assert any("badge[" in m.value and "healthy" in m.value for m in at.markdown)
+    # Two badges: how the run ended, and whether the recording is whole.
+    badges = [m.value for m in at.markdown if "badge[" in m.value]
+    assert any("run answered" in b for b in badges) and any("recording complete" in b
+                                                            for b in badges)
     # The details (run facts, health, figures) are in the popover, one click away,
     # and drawn only while it is open.
     popovers = at.get("popover")
