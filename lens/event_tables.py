@@ -13,11 +13,15 @@ from typing import Any, Iterable
 
 import pandas as pd
 
+from recorders.catalogue import event_type
 from recorders.values import number_column, rooted
 from lens.text import clipped_json, compact_json, one_line
 
 SUMMARY_CHARS = 240
-COLUMNS = ["#", "type", "runtimeStageId", "subflowPath", "ts", "fields"]
+# ``family``: the catalogue's family of a typed event's type (guard, recovery,
+# memory…); empty for a type 9.62 does not declare and for every boundary event
+# (the flow engine's log has no families).
+COLUMNS = ["#", "type", "family", "runtimeStageId", "subflowPath", "ts", "fields"]
 
 _BOUNDARY_SKIP = {"type", "runtimeStageId", "subflowPath", "ts"}
 _TYPED_META_SHOWN = {"runtimeStageId", "subflowPath", "wallClockMs"}
@@ -35,6 +39,11 @@ class EventTable:
     def types(self) -> list[str]:
         return sorted(self.frame["type"].unique().tolist())
 
+    def families(self) -> list[tuple[str, int]]:
+        """The families present, each with its event count, in name order."""
+        counts = self.frame["family"].value_counts()
+        return sorted((str(f), int(n)) for f, n in counts.items() if f)
+
     def paths(self) -> list[str]:
         return sorted(self.frame["subflowPath"].unique().tolist())
 
@@ -45,12 +54,15 @@ class EventTable:
         return self._search_text
 
     def select(self, types: Iterable[str] = (), path_prefix: str = "",
-               text: str = "") -> pd.DataFrame:
-        """Rows of the chosen types, under a subflow path, containing a text."""
+               text: str = "", families: Iterable[str] = ()) -> pd.DataFrame:
+        """Rows of the chosen types and families, under a subflow path, containing a text."""
         mask = pd.Series(True, index=self.frame.index)
         chosen = list(types)
         if chosen:
             mask &= self.frame["type"].isin(chosen)
+        chosen_families = list(families)
+        if chosen_families:
+            mask &= self.frame["family"].isin(chosen_families)
         if path_prefix:
             paths = self.frame["subflowPath"]
             mask &= (paths == path_prefix) | paths.str.startswith(path_prefix + "/")
@@ -65,7 +77,7 @@ def boundary_table(events: list[dict]) -> EventTable:
     rows = []
     for index, event in enumerate(events):
         rest = {k: v for k, v in event.items() if k not in _BOUNDARY_SKIP}
-        rows.append((index, _text(event.get("type")), _text(event.get("runtimeStageId")),
+        rows.append((index, _text(event.get("type")), "", _text(event.get("runtimeStageId")),
                      _path_text(event.get("subflowPath"), has_root=True), event.get("ts"),
                      _summary(rest)))
     return EventTable("boundary", events, _frame(rows))
@@ -79,7 +91,9 @@ def typed_table(events: list[dict]) -> EventTable:
         extra_meta = {k: v for k, v in meta.items() if k not in _TYPED_META_SHOWN}
         if extra_meta:
             rest["meta"] = extra_meta
-        rows.append((index, _text(event.get("type")), _text(meta.get("runtimeStageId")),
+        entry = event_type(event.get("type"))
+        rows.append((index, _text(event.get("type")), entry.family if entry else "",
+                     _text(meta.get("runtimeStageId")),
                      _path_text(meta.get("subflowPath"), has_root=False),
                      meta.get("wallClockMs"), _summary(rest)))
     return EventTable("typed", events, _frame(rows))

@@ -1,5 +1,5 @@
-"""The raw events page: both streams of the file as tables, filterable by type,
-subflow path and text, with any event shown whole and a link to the step that
+"""The raw events page: both streams of the file as tables, filterable by
+family (typed events), type, subflow path and text, with any event shown whole and a link to the step that
 holds it (placed by :mod:`lens.event_places`)."""
 
 from __future__ import annotations
@@ -71,7 +71,17 @@ def _event_table(run: LoadedRun, table: EventTable, counts: dict[str, int], key:
     if table.frame.empty:
         st.caption("No events in this stream.")
         return
-    types_column, path_column, text_column = st.columns([3, 2, 2])
+    families = dict(table.families())
+    if families:  # typed events only: the boundary log's types have no family
+        family_column, types_column, path_column, text_column = st.columns([2, 3, 2, 2])
+        chosen_families = family_column.multiselect(
+            "Families", options=list(families), key=f"{key}.families",
+            format_func=lambda f: f"{f} ({families.get(f, 0)})", placeholder="all families",
+            help="The framework's families of event types (guard, recovery, memory, "
+                 "permission…), each with its count in this file.")
+    else:
+        types_column, path_column, text_column = st.columns([3, 2, 2])
+        chosen_families = []
     chosen = types_column.multiselect(
         "Types", options=table.types(), key=f"{key}.types",
         format_func=lambda t: f"{t} ({counts.get(t, 0)})", placeholder="all types")
@@ -80,12 +90,13 @@ def _event_table(run: LoadedRun, table: EventTable, counts: dict[str, int], key:
         "Subflow path (and below)", options=paths, key=f"{key}.path",
         format_func=lambda p: "any path" if p == ANY_PATH else p or "(no path recorded)")
     text = text_column.text_input("Contains (anywhere in the event)", key=f"{key}.text")
-    shown = table.select(chosen, prefix, text)
+    shown = table.select(chosen, prefix, text, families=chosen_families)
     st.caption(f"{len(shown):,} of {len(table.frame):,} events shown. Select a row to see the "
                "event whole.")
     picked = st.dataframe(shown, key=f"{key}.rows", hide_index=True, on_select="rerun",
                           selection_mode="single-row", height=420,
-                          column_config={"fields": st.column_config.TextColumn("fields", width="large")})
+                          column_config={"fields": st.column_config.TextColumn("fields", width="large"),
+                                         **({} if families else {"family": None})})
     rows = picked.selection.rows if picked is not None else []
     # A row picked before a filter narrowed the table may no longer be in it.
     if rows and 0 <= rows[0] < len(shown):

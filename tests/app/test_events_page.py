@@ -149,3 +149,26 @@ def test_the_event_tables_are_kept_with_the_run_counted_and_dropped_with_it(app)
         store.budget_bytes = 1 << 40
     assert not store.holds_run(digest) and store.holds_run("another")
     assert store.usage().runs_bytes == int(len(b"[]") * RETAINED_PER_BYTE)  # tables went too
+
+
+def test_filtering_typed_events_by_family_lists_the_runs_families_with_counts(app):
+    import gzip
+    from family_files import family_recording
+    from recorders.catalogue import event_type
+    data = gzip.decompress(family_recording("travel-desk-circuit-breaker").read_bytes())
+    at = app.run()
+    at.file_uploader(key="lens.uploader").set_value(("travel.json", data, "application/json"))
+    at.run()
+    at.switch_page("pages/raw_events.py").run()
+    no_exception(at)
+    events = json.loads(data)["events"]
+    recovery = [e for e in events if event_type(e["type"]) is not None
+                and event_type(e["type"]).family == "recovery"]
+    assert recovery  # retries, the circuit breaker and the fallback of this story
+    families = at.multiselect(key="lens.events.typed.families")
+    assert f"recovery ({len(recovery)})" in families.options
+    families.set_value(["recovery"]).run()
+    no_exception(at)
+    assert shown(at, "typed")[0] == len(recovery)
+    table = [d.value for d in at.dataframe][0]
+    assert set(table["family"]) == {"recovery"}

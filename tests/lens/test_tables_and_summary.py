@@ -98,3 +98,17 @@ def test_a_crash_recorded_only_as_error_fatal_reads_its_error_field():
     outcome = _outcome_of(data)
     assert outcome.label == "crashed" and outcome.detail.startswith("Couldn't reach the AI model")
 
+
+def test_typed_rows_carry_their_catalogue_family_and_filter_by_it():
+    typed = [{"type": "agentfootprint.stream.llm_start", "payload": {}, "meta": {}},
+             {"type": "agentfootprint.error.retried", "payload": {}, "meta": {}},
+             {"type": "agentfootprint.reliability.retried", "payload": {}, "meta": {}},
+             {"type": "agentfootprint.permission.halt", "payload": {}, "meta": {}},
+             {"type": "custom.thing", "payload": None, "meta": {}}]
+    table = typed_table(typed)
+    # error.retried belongs to recovery with reliability.*, not to "error".
+    assert table.frame["family"].tolist() == ["stream", "recovery", "recovery", "permission", ""]
+    assert table.families() == [("permission", 1), ("recovery", 2), ("stream", 1)]
+    assert table.select(families=["recovery"])["#"].tolist() == [1, 2]
+    assert table.select(families=["recovery"], text="reliability")["#"].tolist() == [2]
+    assert boundary_table(EVENTS).families() == []
