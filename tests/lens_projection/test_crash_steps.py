@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 
+from boundary_builder import BoundaryLog
 from corpus_files import recording_path
 from crash_recordings import (CRASH_CASE, SEQUENCE_ERROR, sequence_crashed_in_third_call)
 from family_files import family_recording
 from recorders.catalogue import LLM_START
+from recorders.lens_projection import LensStepRecorder
 from recorders.loading import Recording, load_path, load_recording
 from recorders.projections import build_projection
 
@@ -77,3 +79,20 @@ def test_the_sequence_child_that_crashed_carries_the_error_on_its_model_call():
     assert drilled[0].meta["error"] == SEQUENCE_ERROR
     for child in ("step-classify", "step-extract"):  # they finished before the crash
         assert _crashed(projection.get_steps(["__root__", child])) == []
+
+
+def test_a_parallel_whose_branch_crashed_names_that_branch_instead_of_merging():
+    log = BoundaryLog().run_entry().composition("Parallel").fork("Initialize", ["a", "b", "c"],
+                                                                 stage="seed#0")
+    for child in ("a", "b", "c"):
+        log.enter(child, "LLMCall", internal=False)
+    log.events.append({**log.events[-1], "type": "llm.start", "runtimeStageId": "c/call-llm#5"})
+    log.exit("a").exit("b").run_exit()
+    log.events[-1]["payload"] = {"error": "branch c: 503"}
+    recorder = LensStepRecorder()
+    recorder.ingest_domain_events(log.events)
+    steps = recorder.get_steps()
+    assert [s.label for s in steps] == ["fork (3)", "crashed"]
+    assert [(t.source, t.target) for t in steps[1].transitions] == [("c", "actor:user")]
+    (call,) = recorder.get_steps(["__root__", "c"])
+    assert (call.meta["crashed"], call.meta["error"]) == ("in this model call", "branch c: 503")
