@@ -13,6 +13,7 @@ import json
 from corpus_files import read_bytes, recording_path
 from crash_recordings import CRASH_CASE, sequence_crashed_in_third_call
 from family_files import family_recording
+from lens.cli import main
 from lens.event_places import BOUNDARY, TYPED, EventPlaces
 from lens.run import OpenRun, open_run
 from recorders.catalogue import ERROR_FATAL, LLM_START
@@ -72,3 +73,16 @@ def test_fatal_error_between_two_calls_lands_on_the_last_step_before_it():
     last = (("__root__",), len(steps) - 1)
     assert places.step_of(TYPED, _fatal_index(run)) == last
     assert places.step_of(BOUNDARY, _crash_exit_index(run)) == last
+
+
+def test_the_likely_cause_citing_the_crash_links_the_step_the_crash_is_placed_on(capsys):
+    path = recording_path(CRASH_CASE)
+    run = open_run(read_bytes(path))
+    fatal = _fatal_index(run)
+    capsys.readouterr()
+    assert main(["causes", str(path)]) == 0
+    causes = json.loads(capsys.readouterr().out)
+    (citing,) = [cause for cause in causes if fatal in cause["events"]]
+    placed_path, placed_index = _places(run).step_of(TYPED, fatal)
+    assert citing["step"] == {"path": list(placed_path), "index": placed_index}
+    assert (placed_path, placed_index) == _third_call_start(run)
