@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from recorders.catalogue import ERROR_FATAL
 from recorders.evidence import EvidenceIndex, run_id
 from recorders.loading import Recording
 from recorders.values import finite_or_none, is_number
@@ -83,51 +82,6 @@ def run_facts(recording: Recording, evidence: EvidenceIndex) -> list[tuple[str, 
     facts.append(("events", f"{len(recording.typed_events)} typed · "
                             f"{len(recording.boundary_events)} boundary"))
     return facts
-
-
-# How a run ended, as far as the recording's own facts say (see stated_outcome).
-ANSWERED, CRASHED, UNFINISHED, UNKNOWN = "answered", "crashed", "did not finish", "not recorded"
-GOOD, BAD, UNSAID = "good", "bad", "unsaid"
-
-
-@dataclass(frozen=True)
-class StatedOutcome:
-    """How the run ended: ``label`` in app words (for a badge), ``tone`` GOOD,
-    BAD or UNSAID, ``detail`` the recorded text that says why (an error's message), or None."""
-
-    label: str
-    tone: str
-    detail: str | None = None
-
-
-def stated_outcome(recording: Recording, evidence: EvidenceIndex) -> StatedOutcome:
-    """How the run ended, from facts the evidence index already holds: a fatal
-    error (crashed, with its message), a recording that says the run did not
-    complete or a last model call that never ended (did not finish), else a
-    final answer (answered). It knows nothing of fallbacks, contracts,
-    permissions or budgets: those verdicts are the evidence index's to fold."""
-    calls = evidence.shown_calls()
-    failed = next((c for c in reversed(calls) if c.failure), None)
-    if failed is not None:
-        return StatedOutcome(CRASHED, BAD, failed.failure)
-    if recording.typed_counts.get(ERROR_FATAL):
-        return StatedOutcome(CRASHED, BAD, _fatal_message(recording))
-    if recording.complete is False or (calls and not calls[-1].ended):
-        return StatedOutcome(UNFINISHED, BAD)
-    final = evidence.final_call() if calls else None
-    if final is not None and final.is_final_answer:
-        return StatedOutcome(ANSWERED, GOOD)
-    return StatedOutcome(UNKNOWN, UNSAID)
-
-
-def _fatal_message(recording: Recording) -> str | None:
-    """The last error.fatal's error text (read only when the counts say there is one)."""
-    for event in reversed(recording.typed_events):
-        if event.get("type") == ERROR_FATAL:
-            payload = event.get("payload")
-            message = payload.get("error") if isinstance(payload, dict) else None
-            return message if isinstance(message, str) else None
-    return None
 
 
 def _format(recording: Recording) -> str:

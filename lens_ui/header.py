@@ -12,8 +12,10 @@ import streamlit as st
 
 from recorders.projections import PROFILES, Projection
 from lens.route_view import skills_visited_text
-from lens.summary import (BAD, GOOD, UNSAID, RunSummary, StatedOutcome, format_count,
-                          format_duration, run_facts, stated_outcome, summarise, timing_notes)
+from lens.evidence.outcome import (ANSWERED, ANSWERED_WITH_FALLBACK, CUT_SHORT, RunOutcome,
+                                   run_outcome)
+from lens.summary import (RunSummary, format_count, format_duration, run_facts, summarise,
+                          timing_notes)
 from lens.text import one_line
 from lens_ui import session
 from lens_ui.compare_state import compare_with
@@ -54,7 +56,7 @@ def run_bar(run: LoadedRun, profile: str) -> None:
         # Two badges, two questions: how the run ended, and whether the file
         # carries what the views need. One "healthy" badge answered the second
         # and read as the first beside "1 failed".
-        outcome_badge(stated_outcome(run.recording, run.evidence))
+        outcome_badge(run_outcome(run.evidence, run.recording))
         recording_badge(run.recording.complete, problems)
         st.caption(_figures_line(summary), width="content")
         with st.popover("Run details", icon=":material/info:", key=RUN_DETAILS,
@@ -65,19 +67,22 @@ def run_bar(run: LoadedRun, profile: str) -> None:
                 _details(run, projection, summary, problems)
 
 
-OUTCOME_COLOURS = {GOOD: "green", BAD: "red", UNSAID: "gray"}
-OUTCOME_ICONS = {GOOD: ":material/check_circle:", BAD: ":material/error:",
-                 UNSAID: ":material/help:"}
+# An answer is green; an answer the framework had to rescue, or a run a budget
+# cut short, orange; every other ending (crashed, halted, contract unmet, did
+# not finish) red.
+OUTCOME_COLOURS = {ANSWERED: "green", ANSWERED_WITH_FALLBACK: "orange", CUT_SHORT: "orange"}
+OUTCOME_ICONS = {ANSWERED: ":material/check_circle:", ANSWERED_WITH_FALLBACK: ":material/warning:",
+                 CUT_SHORT: ":material/warning:"}
 
 
-def outcome_badge(outcome: StatedOutcome) -> None:
-    """How the run ended, in app words; the recorded reason (an error's text)
-    is recording text, so it is shown in Run details as plain text, not here."""
-    why = "  \nThe recorded reason is in Run details." if outcome.detail else ""
-    st.badge(f"run {outcome.label}", icon=OUTCOME_ICONS[outcome.tone],
-             color=OUTCOME_COLOURS[outcome.tone],
-             help="How the run ended, from the recorded events: answered, crashed (a fatal "
-                  "error), did not finish, or not recorded." + why)
+def outcome_badge(outcome: RunOutcome) -> None:
+    """How the run ended, its kind in app words (lens.evidence.outcome); the
+    headline and detail may quote the recording, so they are in Run details as
+    plain text, not in the badge's Markdown."""
+    st.badge(f"run {outcome.kind}", icon=OUTCOME_ICONS.get(outcome.kind, ":material/error:"),
+             color=OUTCOME_COLOURS.get(outcome.kind, "red"),
+             help="How the run ended, from the framework's own verdicts and the recorded "
+                  "answer; what it rests on is in Run details.")
 
 
 def recording_badge(complete: bool | None, problems: list[str]) -> None:
@@ -113,10 +118,10 @@ def _details(run: LoadedRun, projection: Projection, summary: RunSummary,
                  help="Open the Compare page with this run as run A"):
         compare_with(run.choice)
         st.switch_page("pages/compare.py")
-    outcome = stated_outcome(run.recording, run.evidence)
-    st.caption(f"How the run ended: {outcome.label}.")
-    if outcome.detail:
-        st.text(one_line(outcome.detail, 400))
+    outcome = run_outcome(run.evidence, run.recording)
+    st.caption(f"How the run ended: {outcome.kind}.")
+    st.text("\n".join(one_line(text, 400) for text in (outcome.headline, outcome.detail)
+                       if text))
     _facts(run_facts(run.recording, run.evidence))
     health_line(problems)
     summary_figures(run, summary)

@@ -122,6 +122,21 @@ def test_the_run_bar_says_the_run_crashed_apart_from_the_recording_being_incompl
     assert any(c.value == "How the run ended: crashed." for c in at.caption)
 
 
+def test_the_run_bar_says_a_family_run_ended_halted_or_with_a_fallback(app):
+    import gzip
+    from family_files import family_recording
+    for case, ending in (("payments-permission-halt", "run halted by a permission check"),
+                         ("returns-bot-canned-after-provider-outage",
+                          "run answered with a fallback")):
+        data = gzip.decompress(family_recording(case).read_bytes())
+        at = app.run()
+        at.file_uploader(key="lens.uploader").set_value((f"{case}.json", data,
+                                                          "application/json")).run()
+        no_exception(at)
+        badges = [m.value for m in at.markdown if "badge[" in m.value]
+        assert any(ending in b for b in badges), (case, badges)
+
+
 def test_the_health_line_names_several_runs_and_lean_mode(app):
     at = app.run()
     at.file_uploader(key="lens.uploader").set_value(

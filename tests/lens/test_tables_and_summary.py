@@ -61,44 +61,6 @@ def test_the_header_facts_say_what_the_file_does_not_record():
     assert facts["events"] == "0 typed · 8 boundary"
 
 
-# ─── how the run ended (not how whole the recording is) ────────────────
-
-
-def _outcome_of(data: bytes):
-    from lens.run import open_run as open_bytes
-    from lens.summary import stated_outcome
-    run = open_bytes(data)
-    return stated_outcome(run.recording, run.evidence)
-
-
-def test_a_crashed_run_says_crashed_with_the_fatal_errors_own_words():
-    from corpus_files import read_bytes, recording_path
-    outcome = _outcome_of(read_bytes(recording_path("crash-provider-error-envelope")))
-    assert (outcome.label, outcome.tone) == ("crashed", "bad")
-    assert outcome.detail.startswith("The AI call failed: 529 Overloaded")
-
-
-def test_a_run_with_a_failed_tool_that_still_answered_says_answered():
-    from corpus_files import read_bytes, recording_path
-    outcome = _outcome_of(read_bytes(recording_path("agent-refund-multi-tools-error")))
-    assert (outcome.label, outcome.tone, outcome.detail) == ("answered", "good", None)
-
-
-def test_a_run_failed_fast_with_a_call_left_open_did_not_finish():
-    import gzip
-    from family_files import family_recording
-    data = gzip.decompress(family_recording("kyc-extractor-stuck-schema-fail-fast").read_bytes())
-    assert _outcome_of(data).label == "did not finish"
-
-
-def test_a_crash_recorded_only_as_error_fatal_reads_its_error_field():
-    import gzip
-    from family_files import family_recording
-    data = gzip.decompress(family_recording("translation-desk-hub-outage-shadowed").read_bytes())
-    outcome = _outcome_of(data)
-    assert outcome.label == "crashed" and outcome.detail.startswith("Couldn't reach the AI model")
-
-
 def test_typed_rows_carry_their_catalogue_family_and_filter_by_it():
     typed = [{"type": "agentfootprint.stream.llm_start", "payload": {}, "meta": {}},
              {"type": "agentfootprint.error.retried", "payload": {}, "meta": {}},
