@@ -242,7 +242,9 @@ def _react_detail(step: RunStep, evidence: EvidenceIndex, heading: str,
     tools_asked: tuple[ToolCallView, ...] = ()
     tool_results: tuple[ToolCallView, ...] = ()
     if arrow in (LLM_TO_TOOL, LLM_TO_USER):
-        if call.output is not None:
+        if call.output == "" and arrow == LLM_TO_TOOL:
+            pass  # no text beside the tool request: an empty box would only push the tools down
+        elif call.output is not None:
             texts.append(TextValue("Model output", display_text(call.output)))
         elif call.ended:
             absent.append("the recording carries no output text for this call (lean mode?)")

@@ -17,7 +17,7 @@ those as Markdown. No HTML anywhere.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import streamlit as st
 
@@ -28,9 +28,10 @@ from lens.evidence.causes import LikelyCause
 from lens.evidence.delta import ContextDelta
 from lens.evidence.nav import Nav, call_title
 from lens.evidence.report import StepPlaceOf, backtrack_report
-from lens.evidence.search import SearchResults, highlighted_markdown, search
+from lens.evidence.search import SearchResults, highlighted_markdown, search, search_families
 from lens.evidence.served import (ServedContext, SlotPanel, piece_pages, served_context,
                                   served_context_for_step)
+from lens.skill_evaluation import skill_evaluation
 from lens.text import display_text, markdown_literal
 from lens_ui.render import facts_text, long_text
 from lens_ui.view_switch import view_switch
@@ -58,11 +59,12 @@ def render_served_context(index: EvidenceIndex, step: Any, on_navigate: Navigate
                           steps: Sequence[Any] | None = None, step_map: StepMap | None = None,
                           call_id: int | None = None,
                           key: str = "evidence-served", tabs_key: str | None = None,
-                          step_label: StepLabel | None = None,
+                          facts_key: str | None = None, step_label: StepLabel | None = None,
                           heading: bool = True) -> ServedContext | None:
     """The served-context panel for a slider position (``step``: its position
     in ``steps``, or the RunStep itself), or for ``call_id`` directly. Without
-    ``heading`` where the page already names it (the detail pane's switch)."""
+    ``heading`` where the page already names it (the detail pane's switch).
+    ``facts_key`` keys the call-facts toggle (one key keeps it open across calls)."""
     steps = steps if steps is not None else []
     smap = step_map or StepMap(index, steps)
     note = None
@@ -84,18 +86,9 @@ def render_served_context(index: EvidenceIndex, step: Any, on_navigate: Navigate
     st.caption(model.title)
     if note:
         st.info(note)
-    for notice in model.notices:
-        st.warning(notice)
-    cols = st.columns(2)
-    with cols[0]:
-        _nav_button(model.start_nav, on_navigate, f"{key}-start", steps, "Call starts: step",
-                    step_label=step_label)
-    with cols[1]:
-        _nav_button(model.end_nav, on_navigate, f"{key}-end", steps, "Call ends: step",
-                    step_label=step_label)
-    facts_text(model.facts)
-    # Only the chosen slot is drawn; its key outlives the call, so the slot the
-    # user chose stays chosen as the slider moves on to the next call.
+    # What explains the call leads: its slots. The call's metadata (model,
+    # provider, counts, tokens: some 18 lines) waits behind a toggle, drawn
+    # only when on, so the slot switch is on the first screen.
     chosen = view_switch("Slot", SERVED_TABS, tabs_key or f"{key}-tabs",
                          shown_as=SERVED_TAB_BUTTONS)
     for name, panel in zip(SERVED_TABS[:3], model.slots[:3]):
@@ -106,7 +99,18 @@ def render_served_context(index: EvidenceIndex, step: Any, on_navigate: Navigate
     elif chosen == SERVED_TABS[4]:
         _render_delta(model.delta, f"{key}-delta")
     elif chosen == SERVED_TABS[5]:
-        _render_extras(model, f"{key}-extras")
+        _render_extras(model, index.calls[model.call_id].evaluated, f"{key}-extras")
+    for notice in model.notices:
+        st.warning(notice)
+    with st.container(horizontal=True, gap="small"):
+        _nav_button(model.start_nav, on_navigate, f"{key}-start", steps, "Call starts: step",
+                    step_label=step_label)
+        _nav_button(model.end_nav, on_navigate, f"{key}-end", steps, "Call ends: step",
+                    step_label=step_label)
+    if st.toggle(f"Call facts ({len(model.facts)})", key=facts_key or f"{key}-facts",
+                 help="The model call's metadata: model, provider, scope, stage, run, "
+                      "iteration, the counts llm_start and llm_end recorded."):
+        facts_text(model.facts)
     return model
 
 
@@ -239,12 +243,18 @@ def render_search(index: EvidenceIndex, on_navigate: Navigate, *,
         "Errors only", key=f"{key}-errors",
         help="Error events, and the arguments and results of failed tool calls and the "
              "output of failed model calls.")
+    present = dict(search_families(index))
+    families = st.multiselect(
+        "Families", options=list(present), key=f"{key}-families",
+        format_func=lambda f: f"{f} ({present.get(f, 0)})", placeholder="all families",
+        help="Only texts of events of these families (the framework's groups of event "
+             "types), each with its count of searchable texts in this run.")
     if not query:
         st.caption("Searches prompts, model outputs, tool arguments and results, injected "
                    "context and route reasons.")
         return None
     results = search(index, query, smap, limit=limit, case_sensitive=match_case,
-                     errors_only=errors_only)
+                     errors_only=errors_only, families=families)
     shown = f", the first {len(results.hits)} shown" if results.truncated else ""
     kind = "matching error value(s)" if errors_only else "matching value(s)"
     st.caption(f"{results.total} {kind}{shown}.")
@@ -377,12 +387,20 @@ def _render_delta(delta: ContextDelta, key: str) -> None:
     } for item in delta.items], hide_index=True, key=f"{key}-table")
 
 
-def _render_extras(model: ServedContext, key: str) -> None:
-    if model.skills is None:
+def _render_extras(model: ServedContext, evaluated: Any, key: str) -> None:
+    if not isinstance(evaluated, Mapping):
         st.caption("No skill evaluation (context.evaluated) was recorded before this call.")
     else:
-        st.caption("Skill evaluation before this call:")
-        long_text(model.skills, f"{key}-skills")
+        evaluation = skill_evaluation(evaluated)
+        st.caption("Skill evaluation before this call: " + evaluation.summary)
+        if evaluation.rows:
+            st.dataframe([{"skill": row.skill, "status": row.status, "why": row.why,
+                           "tools": row.tools, "description": row.description}
+                          for row in evaluation.rows], hide_index=True, key=f"{key}-skills")
+        lines = ([evaluation.cursor] if evaluation.cursor else []) + (
+            ["Superseded: " + ", ".join(evaluation.superseded)] if evaluation.superseded else [])
+        if lines:
+            st.text("\n".join(lines))
     if model.evictions:
         st.caption(f"{len(model.evictions)} piece(s) evicted before this call:")
         for n, eviction in enumerate(model.evictions):

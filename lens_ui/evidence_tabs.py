@@ -37,8 +37,9 @@ BACKTRACK_TARGET = f"{BACKTRACK_KEY}-target"  # the "walk back from" selectbox
 SEARCH_QUERY = f"{SEARCH_KEY}-query"
 SEARCH_CASE = f"{SEARCH_KEY}-case"
 SEARCH_ERRORS = f"{SEARCH_KEY}-errors"
+SEARCH_FAMILIES = f"{SEARCH_KEY}-families"
 BACKTRACK_FROM = "lens.backtrack.from"  # (run key, model call id) to walk back from
-SEARCH_KEPT = "lens.search.kept"  # (query, match case, errors only) last searched
+SEARCH_KEPT = "lens.search.kept"  # (query, match case, errors only, families) last searched
 SCOPE_NAME_CHARS = 48
 
 REFERENCE_NOTE = ("The reference projection does not show model calls as steps, so a link "
@@ -195,7 +196,7 @@ def search_tab(run: LoadedRun, profile: str, path: tuple[str, ...]) -> None:
     kept = st.session_state.get(SEARCH_KEPT)
     if kept is not None and SEARCH_QUERY not in st.session_state:
         (st.session_state[SEARCH_QUERY], st.session_state[SEARCH_CASE],
-         st.session_state[SEARCH_ERRORS]) = kept
+         st.session_state[SEARCH_ERRORS], st.session_state[SEARCH_FAMILIES]) = kept
     if profile != DEFAULT_PROFILE:
         st.caption(REFERENCE_NOTE)
     render_search(links.index, lambda target: links.go(target, show_steps_tab),
@@ -203,4 +204,5 @@ def search_tab(run: LoadedRun, profile: str, path: tuple[str, ...]) -> None:
                   step_label=links.label)
     st.session_state[SEARCH_KEPT] = (st.session_state.get(SEARCH_QUERY, ""),
                                      bool(st.session_state.get(SEARCH_CASE, False)),
-                                     bool(st.session_state.get(SEARCH_ERRORS, False)))
+                                     bool(st.session_state.get(SEARCH_ERRORS, False)),
+                                     list(st.session_state.get(SEARCH_FAMILIES, [])))

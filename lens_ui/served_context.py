@@ -25,6 +25,7 @@ from lens_ui.runs import LoadedRun
 
 SERVED_KEY = "lens.served"
 SERVED_TABS_KEY = f"{SERVED_KEY}.tabs"  # one for the run: the chosen tab stays as the slider moves
+SERVED_FACTS_KEY = f"{SERVED_KEY}.facts"  # the call-facts toggle, kept open or shut as it moves
 
 
 def render_served_context(run: LoadedRun, steps: Sequence[RunStep], position: int,
@@ -53,7 +54,8 @@ def render_served_context(run: LoadedRun, steps: Sequence[RunStep], position: in
             call_id, _ = links.step_map.call_at(position, nearest=True)
         model = served_panel(index, position, links.go, steps=links.steps,
                              step_map=links.step_map, key=f"{SERVED_KEY}.{call_id}",
-                             tabs_key=SERVED_TABS_KEY, step_label=links.label, heading=False)
+                             tabs_key=SERVED_TABS_KEY, facts_key=SERVED_FACTS_KEY,
+                             step_label=links.label, heading=False)
         if model is not None:
             st.button("Walk back from this call's output", key=f"{SERVED_KEY}.backtrack",
                       on_click=walk_back_from, args=(run.choice.key, model.call_id),

@@ -31,6 +31,7 @@ FACTS_HELP = ("stage: the flow engine's id for the stage this step shows (runtim
 THIS_STEP, SERVED, EVIDENCE, RAW_STEP = "This step", "Served context", "Evidence", "Raw step"
 DETAIL_PANES = (THIS_STEP, SERVED, EVIDENCE, RAW_STEP)
 DETAIL_PANE = "lens.detail_pane"
+STAGE_FACTS = "lens.stage_facts"  # the This step part's facts toggle, one for the session
 TOOL_CALL_BOX = "lens-tool-call"  # + "-0", "-1", ...: the This step part's tool call boxes
 
 
@@ -60,16 +61,14 @@ def detail_pane(run: LoadedRun, steps: Sequence[RunStep], position: int, detail:
 def step_panel(detail: StepDetail, key: str) -> None:
     """Draw a step's detail (built with the step's view, :mod:`lens.step_view`).
 
-    Every step is drawn in the same frame: heading, facts, then one container
-    each for what the recording lacks, the recorded texts, the tool calls and
-    the branches, present (if empty) on every step. The browser keeps an
+    Every step is drawn in the same frame: heading, then one container each
+    for what the recording lacks, the recorded texts, the tool calls and the
+    branches, present (if empty) on every step, then the stage facts' toggle. The browser keeps an
     element only while an element of the same kind stays at its place in its
     container, so with a fixed frame a step that asks for tools and the next,
     which reads their results, update the same elements in place instead of
     drawing them anew (``benchmarks/README.md``, seventh round)."""
     st.subheader(detail.heading)
-    lines = [f"{fact.name}: {one_line(fact.value, FACT_CHARS)}" for fact in detail.facts]
-    st.text("\n".join(lines) if lines else "(no facts recorded)", help=FACTS_HELP)
     with st.container():
         if detail.absent:
             st.caption("  \n".join(f"Not in the recording: {note}." for note in detail.absent))
@@ -91,6 +90,11 @@ def step_panel(detail: StepDetail, key: str) -> None:
         if detail.branches:
             st.markdown(f"**Branches ({len(detail.branches)})**")
             st.text("\n".join(f"• {branch}" for branch in detail.branches))
+    # Last, and drawn only when asked for: the stage's metadata (stage id,
+    # subflow path, time, the call's counts) explains where, not what.
+    if st.toggle(f"Stage facts ({len(detail.facts)})", key=STAGE_FACTS, help=FACTS_HELP):
+        lines = [f"{fact.name}: {one_line(fact.value, FACT_CHARS)}" for fact in detail.facts]
+        st.text("\n".join(lines) if lines else "(no facts recorded)")
 
 
 def _tool_call(tool: ToolCallView, key: str, box: str) -> None:

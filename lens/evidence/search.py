@@ -11,9 +11,12 @@ parts into Markdown code spans with each match's in bold.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from recorders.evidence import EvidenceIndex, SearchEntry, StepMap
+from recorders.catalogue import event_type
+from recorders.evidence import SOURCE_BOUNDARY, EvidenceIndex, SearchEntry, StepMap
 from lens.evidence.nav import Nav, nav_for_call, nav_for_tool
 from lens.text import DisplayText, display_text, markdown_code_span, visible
 
@@ -52,9 +55,10 @@ class SearchResults:
 
 def search(index: EvidenceIndex, query: str, step_map: StepMap | None = None, *,
            limit: int = 200, case_sensitive: bool = False,
-           errors_only: bool = False) -> SearchResults:
+           errors_only: bool = False, families: Collection[str] = ()) -> SearchResults:
     """Find text anywhere in the run. Each stored text is matched once; with
-    ``errors_only``, only texts that are or belong to an error."""
+    ``errors_only``, only texts that are or belong to an error; with
+    ``families``, only texts of events of those catalogue families."""
     if not isinstance(query, str) or not query.strip():
         return SearchResults(query or "", (), 0, False)
     pattern = re.compile(re.escape(query), 0 if case_sensitive else re.IGNORECASE)
@@ -67,11 +71,33 @@ def search(index: EvidenceIndex, query: str, step_map: StepMap | None = None, *,
         error = is_error_entry(index, entry)
         if errors_only and not error:
             continue
+        if families and entry_family(index, entry) not in families:
+            continue
         total += 1
         if len(hits) >= limit:
             continue
         hits.append(_hit(index, entry, match.start(), match.end(), step_map, pattern, error))
     return SearchResults(query, tuple(hits), total, total > len(hits))
+
+
+def entry_family(index: EvidenceIndex, entry: SearchEntry) -> str | None:
+    """The catalogue family of the typed event a text came from (``stream``,
+    ``context``, ``skills``…); None when it came from the boundary log (which
+    has no families) or names no event."""
+    events = index.stages.typed_events
+    if index.source == SOURCE_BOUNDARY or entry.event_index is None \
+            or not 0 <= entry.event_index < len(events):
+        return None
+    event = events[entry.event_index]
+    entry_type = event_type(event.get("type")) if isinstance(event, dict) else None
+    return entry_type.family if entry_type is not None else None
+
+
+def search_families(index: EvidenceIndex) -> list[tuple[str, int]]:
+    """The families the run's searchable texts come from, each with its count
+    of texts, in name order (what a family filter offers)."""
+    counts = Counter(entry_family(index, entry) for entry in index.search_entries)
+    return sorted((family, count) for family, count in counts.items() if family)
 
 
 def is_error_entry(index: EvidenceIndex, entry: SearchEntry) -> bool:

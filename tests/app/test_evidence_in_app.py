@@ -20,6 +20,7 @@ from app_support import (caption, corpus_bytes, corpus_plain_bytes, expected, no
                          open_served_context, served_context_shown)
 from evidence.markdown_regions import split_code, unescaped_text
 from lens_ui.stepper import BACKTRACK_TAB, SEARCH_TAB, STEPS_TAB, TAB
+from lens_ui.served_context import SERVED_FACTS_KEY
 
 REFUND = "agent-refund-multi-tools-error"
 P = "agentfootprint."
@@ -138,6 +139,7 @@ def test_a_model_call_step_shows_what_the_model_was_served_and_where_each_piece_
     assert list(delta["after"]) == [p["rawContent"][:400] for p in new]
     stop = next(e["payload"]["stopReason"] for e in events[last:]
                 if e["type"] == P + "stream.llm_end")
+    at.toggle(key=SERVED_FACTS_KEY).set_value(True).run()  # the call's facts, behind a toggle
     facts = [line for t in texts(at) for line in t.splitlines()]
     assert f"Stop reason (llm_end): {stop}" in facts
 

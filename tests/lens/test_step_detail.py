@@ -73,6 +73,16 @@ def test_a_model_call_asking_for_tools_shows_output_usage_and_each_tool_asked():
         ("refund", "c2", {"amount": 5}, "Timeout!", True)]
 
 
+def test_an_empty_output_beside_a_tool_request_takes_no_box_but_an_empty_answer_does():
+    events = agent_events()
+    events[2]["content"] = ""  # the model asked for tools without a word
+    events[8]["content"] = ""  # and then answered with nothing
+    evidence = evidence_of(events)
+    assert describe_step(react("llm→tool", "call-llm#1"), evidence).texts == ()
+    assert [t.text.full for t in describe_step(react("llm→user", "call-llm#3"),
+                                               evidence).texts] == [""]
+
+
 def test_the_next_call_shows_the_tool_results_fed_back_with_the_failure_marked():
     detail = describe_step(react("tool→llm", "call-llm#3"), evidence_of(agent_events()))
     assert [(t.name, t.failed) for t in detail.tool_results] == [("lookup", False), ("refund", True)]
