@@ -9,9 +9,16 @@ carry cannot be placed; it is counted in :attr:`Timeline.unplaced`, never
 dropped silently. A span that started and never ended is drawn to the run's
 last recorded time and marked open.
 
-What this owns: lanes, spans and their order. What it does not: which step of
-a projection shows a span (the app asks the evidence step map), or drawing
-(:mod:`lens.timeline_figure`).
+Beside the spans, :class:`Mark` s: the moments the framework retried, fell
+back, recovered, paused or asked a person (the typed events of the catalogue's
+recovery, pause and check-in families), read in the same build, one pass over
+the typed stream. A mark without a time of its own (the resilience pair comes
+after the run with no ``meta``) is placed at the run's last recorded time and
+says so.
+
+What this owns: lanes, spans, marks and their order. What it does not: which
+step of a projection shows a span (the app asks the evidence step map), or
+drawing (:mod:`lens.timeline_figure`).
 """
 
 from __future__ import annotations
@@ -19,10 +26,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Protocol, Sequence
 
+from recorders.catalogue import CHECKIN, PAUSE, RECOVERY, EventType, event_type
 from recorders.run_step import ROOT_SUBFLOW_ID
-from recorders.values import finite_or_none
+from recorders.values import finite_or_none, is_number, js_number_text
+from lens.text import clipped_json, one_line
 
 MODEL, TOOL = "model", "tool"
+MARK = "mark"  # a click on a mark reports [MARK, its epoch ms]
+RETRY, FALLBACK, RECOVERED, PAUSED, CHECK_IN = "retry", "fallback", "recovery", "pause", "check-in"
+MARK_KINDS = (RETRY, FALLBACK, RECOVERED, PAUSED, CHECK_IN)
+MARK_DETAIL_CHARS = 240
 _WRAPPER_PREFIX = "sf-"
 
 
@@ -59,11 +72,25 @@ class Span:
 
 
 @dataclass(frozen=True)
+class Mark:
+    """A retry, fallback, recovery, pause or check-in at one moment of one lane."""
+
+    kind: str            # one of MARK_KINDS
+    lane: int
+    at_ms: float         # ms from the run's start
+    event_index: int     # position in the typed stream
+    type_name: str       # ``error.retried``: the catalogue's short name
+    detail: str          # the event's explaining fields, ``name: value; …`` (recording text)
+    timed: bool = True   # False: the event carries no time; placed at the run's end
+
+
+@dataclass(frozen=True)
 class Timeline:
     lanes: tuple[Lane, ...]
     spans: tuple[Span, ...]          # model calls first, then tools, each in start order
     origin_ms: float | None          # the run's first recorded time (epoch ms)
     unplaced: int                    # calls and tool calls the recording gives no start time
+    marks: tuple[Mark, ...] = ()     # in the typed stream's order
 
     def span_of(self, kind: str, record_id: int) -> Span | None:
         for span in self.spans:  # only for tests and one-off look-ups; the app uses ids
@@ -102,9 +129,77 @@ def build_timeline(evidence: _Evidence) -> Timeline:
                 open=not ended, asked_by=getattr(record, "requested_by", None)
                 if kind == TOOL else None))
         unplaced += sum(1 for r in records if not _is_time(r.ts_start))
+    stages = getattr(evidence, "stages", None)
+    marks = _marks(getattr(stages, "typed_events", None) or (), origin, horizon, lanes)
     ordered = sorted(lanes, key=lanes.get)
     return Timeline(tuple(Lane(path, lane_title(path)) for path in ordered), tuple(spans),
-                    origin, unplaced)
+                    origin, unplaced, marks)
+
+
+def mark_summary(timeline: Timeline) -> str:
+    """``2 retries, 3 fallbacks, 1 pause``: the marks counted by kind; "" for none."""
+    nouns = {RETRY: ("retry", "retries"), FALLBACK: ("fallback", "fallbacks"),
+             RECOVERED: ("recovery or circuit change", "recoveries or circuit changes"),
+             PAUSED: ("pause event", "pause events"), CHECK_IN: ("check-in", "check-ins")}
+    parts = []
+    for kind in MARK_KINDS:
+        count = sum(1 for mark in timeline.marks if mark.kind == kind)
+        if count:
+            parts.append(f"{count} {nouns[kind][0] if count == 1 else nouns[kind][1]}")
+    return ", ".join(parts)
+
+
+def mark_kind(entry: EventType | None) -> str | None:
+    """Which mark an event type makes, from its catalogue family and name; None
+    for a type that is not a retry, fallback, recovery, pause or check-in."""
+    if entry is None:
+        return None
+    if entry.family == PAUSE:
+        return PAUSED
+    if entry.family == CHECKIN:
+        return CHECK_IN
+    if entry.family != RECOVERY:
+        return None
+    if entry.domain in ("fallback", "resilience"):
+        return FALLBACK
+    return RETRY if "retr" in entry.short else RECOVERED
+
+
+def _marks(events: Sequence, origin: float, horizon: float,
+           lanes: dict[tuple[str, ...], int]) -> tuple[Mark, ...]:
+    marks = []
+    for position, event in enumerate(events):
+        if not isinstance(event, dict):
+            continue
+        entry = event_type(event.get("type"))
+        kind = mark_kind(entry)
+        if kind is None:
+            continue
+        meta = event.get("meta") if isinstance(event.get("meta"), dict) else {}
+        when = meta.get("wallClockMs")
+        if not _is_time(when):
+            when = event.get("timestamp")  # the resilience pair: no meta, a top-level time
+        timed = _is_time(when)
+        path = meta.get("subflowPath")
+        scope = tuple(str(p) for p in path) if isinstance(path, list) else ()
+        lane = lanes.setdefault(scope, len(lanes))
+        marks.append(Mark(kind, lane, (when - origin) if timed else horizon, position,
+                          entry.short, _detail(entry, event.get("payload")), timed))
+    return tuple(marks)
+
+
+def _detail(entry: EventType, payload: object) -> str:
+    """The fields that explain the event, as ``name: value; …``, clipped."""
+    if not isinstance(payload, dict):
+        return ""
+    parts = []
+    for name in entry.explaining:
+        if name in payload:
+            value = payload[name]
+            text = (value if isinstance(value, str) else js_number_text(value)
+                    if is_number(value) else clipped_json(value, MARK_DETAIL_CHARS))
+            parts.append(f"{name}: {text}")
+    return one_line("; ".join(parts), MARK_DETAIL_CHARS)
 
 
 def lane_title(path: Iterable[str]) -> str:

@@ -23,7 +23,8 @@ from typing import Iterable
 import plotly.graph_objects as go
 
 from lens.text import one_line, plot_text
-from lens.timeline import MODEL, TOOL, Span, Timeline
+from lens.timeline import (CHECK_IN, FALLBACK, MARK, MARK_KINDS, MODEL, PAUSED, RECOVERED, RETRY,
+                           TOOL, Mark, Span, Timeline)
 
 MODEL_COLOUR = "#7048e8"
 TOOL_COLOUR = "#2b8a3e"
@@ -37,6 +38,14 @@ _LABEL_CHARS = 60
 ROW_PX = 46
 MERGE_ABOVE = 800        # spans drawn one by one up to this many
 MERGE_FRACTION = 1 / 800  # about two pixels of a laptop-wide chart
+# Marks sit on their lane's line, between the model and the tool bars; one
+# trace per kind, so the legend names each kind and can hide it.
+MARK_STYLE = {RETRY: ("triangle-up", "#e8590c", "retries"),
+              FALLBACK: ("diamond", "#f08c00", "fallbacks"),
+              RECOVERED: ("circle", "#1971c2", "recoveries and circuit changes"),
+              PAUSED: ("square", "#495057", "pauses"),
+              CHECK_IN: ("star", "#0b7285", "check-ins")}
+MARK_SIZE = 13
 
 
 def timeline_figure(timeline: Timeline, current: Iterable[tuple[str, int]] = ()) -> go.Figure:
@@ -57,6 +66,10 @@ def timeline_figure(timeline: Timeline, current: Iterable[tuple[str, int]] = ())
     if lit:
         traces.append(_bars(_merged(lit, None), least, offsets, "rgba(0,0,0,0)", "this step",
                             outline=True))
+    for kind in MARK_KINDS:
+        marks = [m for m in timeline.marks if m.kind == kind]
+        if marks:
+            traces.append(_marks(marks, kind, timeline.origin_ms or 0.0))
     rows = max(len(timeline.lanes), 1)
     layout = dict(
         barmode="overlay",
@@ -123,6 +136,29 @@ def _bars(bars: list, least: float, offsets: dict[str, float], colour: str, name
                     pattern=dict(shape=["/" if b.first.open else "" for b in bars])),
         showlegend=True,
     )
+
+
+def _marks(marks: list[Mark], kind: str, origin_ms: float) -> go.Scatter:
+    symbol, colour, name = MARK_STYLE[kind]
+    return go.Scatter(
+        mode="markers", name=name,
+        x=[m.at_ms for m in marks], y=[m.lane for m in marks],
+        # A click goes to the step at the mark's time: [MARK, epoch ms] (None: no time).
+        customdata=[[MARK, origin_ms + m.at_ms if m.timed else None] for m in marks],
+        hovertext=[_mark_hover(m) for m in marks], hoverinfo="text",
+        marker=dict(symbol=symbol, color=colour, size=MARK_SIZE,
+                    line=dict(color="white", width=1)),
+        showlegend=True,
+    )
+
+
+def _mark_hover(mark: Mark) -> str:
+    when = (f"{mark.at_ms:,.0f} ms" if mark.timed
+            else "no time recorded: placed at the run's end")
+    lines = [f"{mark.kind}: {plot_text(mark.type_name)} · {when}"]
+    if mark.detail:
+        lines.append(plot_text(one_line(mark.detail, _LABEL_CHARS * 2)))
+    return "<br>".join(lines)
 
 
 def _hover(bar: _Bar) -> str:

@@ -1,6 +1,7 @@
 """The Timeline tab: every model call and tool call of the run on one time
-axis, the current step's calls outlined; a click on a bar goes to its step
-(drilling into the scope that holds it)."""
+axis, the current step's calls outlined, the retries, fallbacks, recoveries,
+pauses and check-ins marked; a click on a bar goes to its step (drilling into
+the scope that holds it), a click on a mark to the step at its time."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from functools import partial
 import streamlit as st
 
 from lens.scopes import ROOT
-from lens.timeline import MODEL, TOOL, Timeline, build_timeline, span_position, spans_at
+from lens.timeline import (MARK, MODEL, TOOL, Timeline, build_timeline, mark_summary,
+                           span_position, spans_at)
+from recorders.values import is_number
 from lens.timeline_figure import timeline_figure
 from lens_ui import session
 from lens_ui.runs import LoadedRun, server_store
@@ -31,7 +34,11 @@ def timeline_panel(run: LoadedRun, profile: str, path: tuple[str, ...], position
                f"scope(s); {timeline.failures} failed.")
     if timeline.unplaced:
         summary += f" {timeline.unplaced} call(s) carry no time and are not drawn."
-    st.caption(summary + " Outlined: this step's calls. Click a bar to go to its step.")
+    marked = mark_summary(timeline)
+    if marked:
+        summary += f" Marked: {marked} (hover a mark for the framework's words)."
+    st.caption(summary + " Outlined: this step's calls. Click a bar or a mark to go to "
+                         "its step.")
     key = f"lens.timeline.{st.session_state.get(CLICKS, 0)}"
     st.plotly_chart(timeline_figure(timeline, current), key=key,
                     on_select=partial(_clicked, run, profile, key), selection_mode="points",
@@ -44,11 +51,14 @@ def _clicked(run: LoadedRun, profile: str, key: str) -> None:
     if not points:
         return
     data = points[0].get("customdata") if isinstance(points[0], dict) else None
-    if not (isinstance(data, list) and len(data) == 2 and data[0] in (MODEL, TOOL)
-            and isinstance(data[1], int)):
-        return
     everywhere = run.scoped_steps(profile, ROOT)
-    position = span_position(run.step_map(profile, ROOT), data[0], data[1])
+    if isinstance(data, list) and len(data) == 2 and data[0] == MARK and is_number(data[1]):
+        position = run.step_map(profile, ROOT).step_at_time(data[1])
+    elif (isinstance(data, list) and len(data) == 2 and data[0] in (MODEL, TOOL)
+            and isinstance(data[1], int)):
+        position = span_position(run.step_map(profile, ROOT), data[0], data[1])
+    else:
+        return
     place = everywhere.place(position) if position is not None else None
     if place is None:
         session.notice("That call has no step in this projection.")
