@@ -141,7 +141,7 @@ _SEARCH_LINES = 10_000
 _NO_RUN = object()
 # Builds a Piece from its fields in order, skipping the keyword parsing of
 # ``Piece(...)``: one per injected piece of a long run.
-_new_piece = tuple.__new__
+_new_piece = _new_finding = tuple.__new__
 # Whole numbers a float64 holds exactly print the same in JSON as in Python.
 _EXACT_INT = 2 ** 53
 
@@ -184,6 +184,8 @@ def build_from_events(typed_events: Iterable[Any], boundary_events: Iterable[Any
     else:
         source = SOURCE_NONE  # prompts and errors may still be in the typed stream
     if source == SOURCE_BOUNDARY:
+        # Positions here are the boundary log's: a finding must cite a typed index.
+        builder.keep_findings = False
         for position, event in enumerate(boundary):
             builder.feed_boundary_as_typed(position, event)
     else:
@@ -282,6 +284,7 @@ class _Builder:
         self.ledgers: list[IntegrityLedger] = []
         self.memory: list[MemoryServed] = []
         self.memory_pending: dict[ScopeKey, list[MemoryServed]] = {}
+        self.keep_findings = True
         self.summary_only = 0
         self.no_text = 0
         self.current_run: Any = _NO_RUN
@@ -357,7 +360,7 @@ class _Builder:
                 payload = {}
             handler(self, position, payload, meta)
         flaggable = _FLAGGABLE.get(kind)
-        if flaggable is not None:
+        if flaggable is not None and self.keep_findings:
             self._finding(position, flaggable, payload, meta)
 
     # helpers
@@ -423,16 +426,14 @@ class _Builder:
         if kind == CONTEXT:
             return
         fields = payload if isinstance(payload, dict) else {}
-        words = tuple((name, json_text(fields[name])) for name in entry.explaining
-                      if name in fields and fields[name] is not None)
         key = self._scope_key(meta, _CONTEXT_SEGMENTS)
-        call, tool, placed_by = self._place(fields, key) if meta else (None, None,
-                                                                       BY_FINAL_ANSWER)
-        self.findings.append(Finding(
-            type=entry.name, family=entry.family, kind=kind, meaning=entry.meaning,
-            words=words, payload=payload, event_index=position,
-            ts=number_or_none(meta.get("wallClockMs")), run_id=key[0] if meta else None,
-            scope=key[1], has_meta=bool(meta), call=call, tool=tool, placed_by=placed_by))
+        if meta:
+            call, tool, placed_by = self._place(fields, key)
+        else:
+            call, tool, placed_by = None, None, BY_FINAL_ANSWER
+        self.findings.append(_new_finding(Finding, (
+            entry.name, kind, payload, position, number_or_none(meta.get("wallClockMs")),
+            key[0] if meta else None, key[1], bool(meta), call, tool, placed_by)))
 
     def _place(self, fields: dict, key: ScopeKey) -> tuple[int | None, int | None, str]:
         """(model call, tool call, how) an event at scope ``key`` belongs to:
@@ -875,17 +876,15 @@ class _Builder:
         """Findings placed only once the pass is over: an ``error.fatal`` on the
         call it failed, and an event without meta on the run's final answer."""
         final = None
-        for finding in self.findings:
+        for at, finding in enumerate(self.findings):
             if finding.type == ERROR_FATAL and finding.event_index in fatal_calls:
-                _fill(finding, call=fatal_calls[finding.event_index], tool=None,
-                      placed_by=BY_OPEN_CALL)
+                self.findings[at] = finding._replace(call=fatal_calls[finding.event_index],
+                                                     tool=None, placed_by=BY_OPEN_CALL)
             elif not finding.has_meta:
                 if final is None:
                     final = _final_answer_call(self.calls, shown_run) or False
-                if final:
-                    _fill(finding, call=final.id)
-                else:
-                    _fill(finding, placed_by=BY_NOTHING)
+                self.findings[at] = (finding._replace(call=final.id) if final
+                                     else finding._replace(placed_by=BY_NOTHING))
 
     # ── finish ──
     def finish(self, source: str, boundary_llm: set[tuple[str, float]], *, lean: bool,

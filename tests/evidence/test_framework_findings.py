@@ -124,3 +124,17 @@ def test_every_verdict_and_warning_of_a_family_recording_is_a_finding(case):
                if catalogue.event_kind(e.get("type"), e.get("payload"))
                in (catalogue.VERDICT, catalogue.WARNING)]
     assert [f.event_index for f in build_evidence_index(recording).findings] == flagged
+
+
+def test_a_boundary_log_read_in_place_of_a_typed_stream_makes_no_finding():
+    # Its positions are the boundary log's, and a finding cites a typed index.
+    def boundary(kind: str, ts: float, **fields) -> dict:
+        return {"type": kind, "runtimeStageId": "x#1", "subflowPath": ["__root__"],
+                "depth": 0, "ts": ts, **fields}
+    index = build_from_events([], [
+        boundary("llm.start", 1, model="m", provider="p"),
+        boundary("llm.end", 2, content="", toolCallCount=1),
+        boundary("tool.start", 3, toolName="t", toolCallId="c", args={}),
+        boundary("tool.end", 4, toolCallId="c", result="boom", error=True)],
+        has_typed_stream=False)
+    assert index.tool_calls[0].failed and index.findings == ()
