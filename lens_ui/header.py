@@ -56,8 +56,11 @@ def run_bar(run: LoadedRun, profile: str) -> None:
         # Two badges, two questions: how the run ended, and whether the file
         # carries what the views need. One "healthy" badge answered the second
         # and read as the first beside "1 failed".
-        outcome_badge(run_outcome(run.evidence, run.recording))
-        recording_badge(run.recording.complete, problems)
+        # The two badges wrap as one: split over two lines they read as unrelated.
+        with st.container(horizontal=True, gap="small", width="content",
+                          key="lens-run-badges"):
+            outcome_badge(run_outcome(run.evidence, run.recording))
+            recording_badge(run.recording.complete, problems)
         st.caption(_figures_line(summary), width="content")
         with st.popover("Run details", icon=":material/info:", key=RUN_DETAILS,
                         on_change="rerun") as details:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 from app_support import caption, no_exception, open_detail_pane, served_context_shown
-from lens_ui.step_panel import DETAIL_PANE, DETAIL_PANES, EVIDENCE, RAW_STEP, SERVED, THIS_STEP
+from lens_ui.step_panel import (DETAIL_PANE, DETAIL_PANES, EVIDENCE, RAW_STEP, SERVED, THIS_STEP,
+                                heading_markdown)
 from lens_ui.samples import sample_catalog
 
 SAMPLE = "agent-refund-multi-tools-error"
@@ -35,8 +36,13 @@ def events_at_stage(stage: str) -> int:
     return len(typed) + len(boundary)
 
 
+STEP_HEADING = "Model call · llm→tool"
+
+
 def subheaders(at) -> list[str]:
-    return [s.value for s in at.subheader]
+    """The step headings drawn (bold text in the pane), and any subheader."""
+    return [STEP_HEADING for m in at.markdown if m.value == heading_markdown(STEP_HEADING)] + [
+        s.value for s in at.subheader]
 
 
 def test_the_pane_opens_on_the_step_and_offers_the_other_parts(app):
