@@ -39,7 +39,7 @@ from typing import Sequence
 from recorders.catalogue import CONTEXT_BUDGET_PRESSURE, SKILL_REJECTED, VERDICT, \
     WARNING as WARNING_KIND, short_name
 from recorders.evidence import MESSAGES, EvidenceIndex, Finding, ModelCall, StepMap
-from recorders.evidence.records import BY_FINAL_ANSWER, BY_LAST_CALL
+from recorders.evidence.records import BY_FINAL_ANSWER, BY_LAST_CALL, CONSUMER_SCOPE
 from recorders.gaps import Gap
 from recorders.route_recorder import RouteHop, RouteTrip, format_route_hop
 from lens.evidence.nav import Nav, call_title, nav_for_call, nav_for_tool
@@ -388,6 +388,9 @@ def _finding_nav(index: EvidenceIndex, step_map: StepMap | None,
                             end=finding.placed_by in (BY_LAST_CALL, BY_FINAL_ANSWER))
     if not step_map.steps:
         return Nav(None, False, why_no_step="the run has no steps")
+    if finding.run_id not in (None, CONSUMER_SCOPE) and not index.in_shown_run(finding.run_id):
+        return Nav(None, False, why_no_step="this event belongs to an earlier run, which has "
+                                            "no steps")
     if finding.ts is not None and step_map.step_at_time(finding.ts) is not None:
         return Nav(step_map.step_at_time(finding.ts), False,
                    why_no_step="no call is tied to this event; the step at its time")

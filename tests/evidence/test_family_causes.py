@@ -169,3 +169,24 @@ def test_retrieved_memory_is_traced_to_the_model_call_it_was_served_to():
     assert expected["modelCalls"] == len(run.evidence.calls) == 1
     served = {(m.memory_id, m.rank, m.served_to) for m in run.evidence.memory}
     assert served == {(m["memoryId"], m["rank"], 0) for m in expected["memoryAttached"]}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_every_verdict_cause_links_to_a_step_or_says_why_not(case):
+    run = opened(case)
+    positions = {position for position, _ in verdicts(run)}
+    for cause in causes_of(run):
+        if positions & set(cause.events):
+            assert cause.nav is not None
+            assert cause.nav.step is not None or cause.nav.why_no_step
+
+
+def test_a_verdict_the_application_emitted_after_the_run_lands_on_a_step():
+    # eval.threshold_crossed is emitted by the app after run(), under consumer-scope.
+    run = opened("newsletter-loop-eval-below-threshold")
+    [crossed] = family_facts("newsletter-loop-eval-below-threshold")["expected"][
+        "thresholdCrossed"]
+    [cause] = [c for c in causes_of(run) if c.kind == "eval.threshold_crossed"]
+    assert cause.nav.step is not None and not cause.nav.exact
+    said = crossed["payload"]
+    assert f"value: {said['value']}" in cause.why and f"threshold: {said['threshold']}" in cause.why
