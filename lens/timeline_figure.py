@@ -46,6 +46,7 @@ MARK_STYLE = {RETRY: ("triangle-up", "#e8590c", "retries"),
               PAUSED: ("square", "#495057", "pauses"),
               CHECK_IN: ("star", "#0b7285", "check-ins")}
 MARK_SIZE = 13
+MARK_SPREAD = 0.28  # rows between marks that share a moment: a marker's size at ROW_PX
 
 
 def timeline_figure(timeline: Timeline, current: Iterable[tuple[str, int]] = ()) -> go.Figure:
@@ -66,8 +67,9 @@ def timeline_figure(timeline: Timeline, current: Iterable[tuple[str, int]] = ())
     if lit:
         traces.append(_bars(_merged(lit, None), least, offsets, "rgba(0,0,0,0)", "this step",
                             outline=True))
+    heights = _dodged(timeline.marks, least)
     for kind in MARK_KINDS:
-        marks = [m for m in timeline.marks if m.kind == kind]
+        marks = [(m, heights[n]) for n, m in enumerate(timeline.marks) if m.kind == kind]
         if marks:
             traces.append(_marks(marks, kind, timeline.origin_ms or 0.0))
     rows = max(len(timeline.lanes), 1)
@@ -138,14 +140,29 @@ def _bars(bars: list, least: float, offsets: dict[str, float], colour: str, name
     )
 
 
-def _marks(marks: list[Mark], kind: str, origin_ms: float) -> go.Scatter:
+def _dodged(marks: tuple[Mark, ...], least: float) -> list[float]:
+    """Each mark's height: its lane, spread up and down when several fall within
+    ``least`` ms of each other on one lane (a circuit change, a fallback and a
+    retry in the same millisecond would otherwise hide each other)."""
+    clusters: dict[tuple[int, int], list[int]] = {}
+    for n, mark in enumerate(marks):
+        clusters.setdefault((mark.lane, int(mark.at_ms // least)), []).append(n)
+    heights = [float(mark.lane) for mark in marks]
+    for members in clusters.values():
+        step = min(MARK_SPREAD, 0.8 / len(members))  # a crowded cluster stays inside its row
+        for k, n in enumerate(members):
+            heights[n] += (k - (len(members) - 1) / 2) * step
+    return heights
+
+
+def _marks(marks: list[tuple[Mark, float]], kind: str, origin_ms: float) -> go.Scatter:
     symbol, colour, name = MARK_STYLE[kind]
     return go.Scatter(
         mode="markers", name=name,
-        x=[m.at_ms for m in marks], y=[m.lane for m in marks],
+        x=[m.at_ms for m, _ in marks], y=[height for _, height in marks],
         # A click goes to the step at the mark's time: [MARK, epoch ms] (None: no time).
-        customdata=[[MARK, origin_ms + m.at_ms if m.timed else None] for m in marks],
-        hovertext=[_mark_hover(m) for m in marks], hoverinfo="text",
+        customdata=[[MARK, origin_ms + m.at_ms if m.timed else None] for m, _ in marks],
+        hovertext=[_mark_hover(m) for m, _ in marks], hoverinfo="text",
         marker=dict(symbol=symbol, color=colour, size=MARK_SIZE,
                     line=dict(color="white", width=1)),
         showlegend=True,

@@ -75,3 +75,12 @@ def test_a_mark_without_a_time_sits_at_the_runs_end_and_its_hover_says_so_escape
     assert "&lt;img src=x onerror=alert(1)&gt;" in trace["hovertext"][0]
     assert "no time recorded" in trace["hovertext"][0]
     assert trace["customdata"] == [[MARK, None]]
+
+
+def test_marks_that_share_a_moment_on_a_lane_are_spread_apart_not_stacked():
+    run, _ = family_run("travel-desk-circuit-breaker")
+    figure = timeline_figure(build_timeline(run.evidence)).to_dict()
+    points = [(x, y) for trace in figure["data"] if trace["type"] == "scatter"
+              for x, y in zip(trace["x"], trace["y"])]
+    # At 8 ms the circuit opened, a fallback served the call and a retry began.
+    assert len(points) == 6 and len(set(points)) == 6
