@@ -37,6 +37,7 @@ OUTPUT_KEYS = ("answer", "llmLatestContent", "result", "output")
 class Fragment:
     text: str                  # as shown
     value: str | None = None   # the recorded value it shows; None for app wording
+    quoted: bool = True        # False: a recorded number shown bare, so 7 and “7” differ
 
     @property
     def recorded(self) -> bool:
@@ -50,7 +51,8 @@ class Sentence:
     @property
     def text(self) -> str:
         """The sentence as plain text, recorded values in quotes."""
-        return "".join(f"“{f.text}”" if f.recorded else f.text for f in self.fragments)
+        return "".join(f"“{f.text}”" if f.recorded and f.quoted else f.text
+                       for f in self.fragments)
 
     @property
     def values(self) -> tuple[str, ...]:
@@ -67,9 +69,10 @@ class _Words:
         self.parts.append(Fragment(text))
         return self
 
-    def quote(self, value: Any, limit: int = QUOTE_CHARS) -> _Words:
+    def quote(self, value: Any, limit: int = QUOTE_CHARS, bare_numbers: bool = False) -> _Words:
         raw = js_number_text(value) if is_number(value) else str(value)
-        self.parts.append(Fragment(one_line(raw, limit), raw))
+        self.parts.append(Fragment(one_line(raw, limit), raw,
+                                   quoted=not (bare_numbers and is_number(value))))
         return self
 
     def done(self) -> Sentence:
@@ -200,7 +203,9 @@ def _arguments(words: _Words, args: Any) -> None:
 def _argument_value(words: _Words, value: Any) -> None:
     """A text or number quoted (clipped); any other value described in app words."""
     if isinstance(value, str) or is_number(value):
-        words.quote(value, limit=40)
+        # A number bare, a text quoted: a tool refused for a numeric id where it
+        # wants text ("crewId" = 7, not “C-07”) must read differently from “7”.
+        words.quote(value, limit=40, bare_numbers=True)
     elif isinstance(value, bool):
         words.say("true" if value else "false")
     elif value is None:

@@ -122,7 +122,7 @@ def test_arguments_past_the_named_ones_are_counted_not_dropped():
     words = _Words()
     _arguments(words, {"a": "1", "b": 2, "flag": True, "nested": {"x": 1}, "items": [1, 2]})
     text = words.done().text
-    assert text == " with “a” = “1”, “b” = “2”, “flag” = true and 2 more arguments"
+    assert text == " with “a” = “1”, “b” = 2, “flag” = true and 2 more arguments"
 
 
 def test_an_object_or_list_argument_is_described_not_left_out():
@@ -130,3 +130,11 @@ def test_an_object_or_list_argument_is_described_not_left_out():
     words = _Words()
     _arguments(words, {"filters": {"region": "eu", "tier": 2}, "ids": [7, 8, 9]})
     assert words.done().text == " with “filters” = an object of 2 fields, “ids” = a list of 3 items"
+
+
+def test_a_numeric_argument_reads_differently_from_the_same_digits_as_text():
+    # The crew booking was refused because crewId was the number 7 and hours the text "6".
+    asked = [t for t in _family_sentences("field-ops-args-invalid-progress")
+             if t.startswith("The model asked for “schedule_crew”")]
+    assert asked[0].startswith("The model asked for “schedule_crew” with “crewId” = 7, "
+                               "“hours” = “6”")
