@@ -11,17 +11,23 @@ parts into Markdown code spans with each match's in bold.
 from __future__ import annotations
 
 import re
+import weakref
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from recorders.catalogue import event_type
+from recorders.catalogue import VERDICT, event_type
 from recorders.evidence import SOURCE_BOUNDARY, EvidenceIndex, SearchEntry, StepMap
+# The same clipping as every other search text (a value's leaves, one line
+# each, up to the index's line cap).
+from recorders.evidence.build import _search_text as clipped_search_text
 from lens.evidence.nav import Nav, nav_for_call, nav_for_tool
 from lens.text import DisplayText, display_text, markdown_code_span, visible
 
 SNIPPET_RADIUS = 80        # characters either side of a search match
 ELLIPSIS = "…"             # where a snippet cuts its value
+FRAMEWORK_VERDICT = "framework verdict"   # a finding's words, as a search text's kind
+FRAMEWORK_WARNING = "framework warning"
 
 
 @dataclass(frozen=True)
@@ -64,7 +70,7 @@ def search(index: EvidenceIndex, query: str, step_map: StepMap | None = None, *,
     pattern = re.compile(re.escape(query), 0 if case_sensitive else re.IGNORECASE)
     hits: list[SearchHit] = []
     total = 0
-    for entry in index.search_entries:
+    for entry in searchable_entries(index):
         match = pattern.search(entry.text)
         if match is None:
             continue
@@ -96,13 +102,55 @@ def entry_family(index: EvidenceIndex, entry: SearchEntry) -> str | None:
 def search_families(index: EvidenceIndex) -> list[tuple[str, int]]:
     """The families the run's searchable texts come from, each with its count
     of texts, in name order (what a family filter offers)."""
-    counts = Counter(entry_family(index, entry) for entry in index.search_entries)
+    counts = Counter(entry_family(index, entry) for entry in searchable_entries(index))
     return sorted((family, count) for family, count in counts.items() if family)
 
 
+# Per index, its findings' search texts: made at the first search, once.
+# Keyed by id (an index is not hashable) and dropped with the index.
+_FINDING_ENTRIES: dict[int, tuple[SearchEntry, ...]] = {}
+
+
+def searchable_entries(index: EvidenceIndex) -> tuple[SearchEntry, ...]:
+    """Every text Search matches: the index's own, then the words of each
+    framework verdict and warning (:func:`finding_entries`)."""
+    return index.search_entries + finding_entries(index)
+
+
+def finding_entries(index: EvidenceIndex) -> tuple[SearchEntry, ...]:
+    """One search text per finding: its type and the catalogue's explaining
+    fields as ``field: value`` lines, tied to its call or tool call and its
+    typed event (so it has the event's family). A finding whose event already
+    has a text in the index (an ``error.fatal``, a failed tool's result) is
+    not found twice. Made once per index."""
+    key = id(index)
+    entries = _FINDING_ENTRIES.get(key)
+    if entries is None:
+        searchable = {entry.event_index for entry in index.search_entries}
+        entries = tuple(_finding_entry(finding) for finding in index.findings
+                        if finding.event_index not in searchable)
+        _FINDING_ENTRIES[key] = entries
+        weakref.finalize(index, _FINDING_ENTRIES.pop, key, None)
+    return entries
+
+
+def _finding_entry(finding) -> SearchEntry:
+    entry_type = event_type(finding.type)
+    payload = finding.payload if isinstance(finding.payload, dict) else {}
+    lines = [finding.short]
+    for name in entry_type.explaining if entry_type is not None else ():
+        value = payload.get(name)
+        if value is not None:
+            lines.append(f"{name}: {clipped_search_text(value)}")
+    kind = FRAMEWORK_VERDICT if finding.kind == VERDICT else FRAMEWORK_WARNING
+    return SearchEntry(kind, "\n".join(lines), call=finding.call, tool=finding.tool,
+                       event_index=finding.event_index, ts=finding.ts, label=finding.short)
+
+
 def is_error_entry(index: EvidenceIndex, entry: SearchEntry) -> bool:
-    """An error event's text, or any text of a failed tool call or model call."""
-    if entry.kind == "error":
+    """An error event's text, a framework verdict's words, or any text of a
+    failed tool call or model call."""
+    if entry.kind in ("error", FRAMEWORK_VERDICT):
         return True
     if entry.tool is not None:
         return index.tool_calls[entry.tool].failed

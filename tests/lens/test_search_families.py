@@ -6,7 +6,7 @@ import gzip
 import json
 
 from family_files import family_recording
-from lens.evidence.search import search, search_families
+from lens.evidence.search import search, search_families, searchable_entries
 from lens.run import open_run
 from recorders.catalogue import event_type
 
@@ -33,9 +33,9 @@ def test_each_hit_of_a_family_filter_comes_from_an_event_of_that_family():
 def test_the_families_offered_are_those_of_the_runs_texts_with_their_counts():
     run, events = opened()
     expected: dict[str, int] = {}
-    for entry in run.evidence.search_entries:
+    for entry in searchable_entries(run.evidence):  # the framework's findings too
         if entry.event_index is not None:  # a text read from the typed stream, at its position
             family = event_type(events[entry.event_index]["type"]).family
             expected[family] = expected.get(family, 0) + 1
     assert search_families(run.evidence) == sorted(expected.items())
-    assert {"stream", "context"} <= set(expected)
+    assert {"stream", "context", "recovery"} <= set(expected)
