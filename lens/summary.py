@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from recorders import catalogue
 from recorders.evidence import EvidenceIndex, run_id
 from recorders.loading import Recording
 from recorders.values import finite_or_none, is_number
@@ -170,3 +171,39 @@ def _why(value: Any) -> str:
     if isinstance(value, float):
         return "not finite"
     return "beyond float range"
+
+
+# What agentfootprint 9.62 passes to the recording from inside a composition
+# (../shared/recordings/families/README.md, found while recording): every
+# other typed event its agents fire is lost. Prefixes of the short type name.
+_PASSED_IN_COMPOSITIONS = ("composition.", "agent.", "stream.", "context.injected",
+                           "context.slot_composed")
+_PASSED_IN_PARALLEL = ("fallback.", "error.")  # a Parallel passes these as well
+
+
+def unrecorded_in_composition(typed_counts: dict[str, int]) -> str | None:
+    """One plain sentence naming the families whose events cannot be in this
+    file because its agents ran inside a composition (a Sequence, Parallel,
+    Conditional or Loop), so that their absence does not read as "nothing
+    happened"; None when the run is no composition.
+
+    ``typed_counts`` is the recording's count of each typed event type. A
+    family is named when the framework drops every one of its types inside a
+    composition and the file holds none of them (an application's own events
+    reach the file by another door)."""
+    if not typed_counts.get(catalogue.COMPOSITION_ENTER):
+        return None
+    parallel = bool(typed_counts.get(catalogue.COMPOSITION_FORK_START))
+    passed = _PASSED_IN_COMPOSITIONS + (_PASSED_IN_PARALLEL if parallel else ())
+    present = {entry.family for name in typed_counts
+               if (entry := catalogue.event_type(name)) is not None}
+    lost = [family for family in catalogue.FAMILIES
+            if family not in present and not any(
+                entry.short.startswith(passed) for entry in catalogue.types_in_family(family))]
+    if not lost:
+        return None
+    return ("This run is a composition: the framework records only its agents' model and tool "
+            "streams, agent events, injected context and the composition's own events"
+            + (", and a Parallel's fallbacks and errors" if parallel else "")
+            + f". Events of these families are not recorded inside it, so the file cannot "
+              f"show whether they happened: {', '.join(lost)}.")

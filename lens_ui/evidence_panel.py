@@ -169,11 +169,15 @@ def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
 
 def render_causes(causes: Sequence[LikelyCause], on_navigate: Navigate, *,
                   steps: Sequence[Any] | None = None, key: str = "evidence-causes",
-                  step_label: StepLabel | None = None, max_shown: int = 20) -> None:
+                  step_label: StepLabel | None = None, max_shown: int = 20,
+                  notes: Sequence[str] = ()) -> None:
     """The likely causes, most likely first: a coloured kind, the recording's
-    names and error text as plain text, and a button to the step."""
+    names and error text as plain text, and a button to the step. ``notes``
+    (the integrity ledger's line, what the recording cannot hold) lead, as text."""
     steps = steps if steps is not None else []
     st.subheader("Likely causes")
+    for note in notes:
+        st.text(note)  # check names are recorded text
     if not causes:
         st.success("Nothing in this run failed: no failed tool, provider error, rejected "
                    "route, governor trip or cut context was recorded.")
@@ -251,7 +255,7 @@ def render_search(index: EvidenceIndex, on_navigate: Navigate, *,
              "types), each with its count of searchable texts in this run.")
     if not query:
         st.caption("Searches prompts, model outputs, tool arguments and results, injected "
-                   "context and route reasons.")
+                   "context, route reasons and the framework's verdicts and warnings.")
         return None
     results = search(index, query, smap, limit=limit, case_sensitive=match_case,
                      errors_only=errors_only, families=families)

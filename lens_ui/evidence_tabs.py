@@ -26,7 +26,8 @@ from recorders.run_step import RunStep
 from lens.step_places import ScopedSteps
 from lens.text import markdown_literal, one_line
 from lens_ui import session
-from lens.evidence.causes import LikelyCause, likely_causes
+from lens.evidence.causes import LikelyCause, causes_at_step, integrity_line, likely_causes
+from lens.summary import unrecorded_in_composition
 from lens_ui.evidence_panel import render_backtrack, render_causes, render_search
 from lens_ui.runs import LoadedRun
 
@@ -120,8 +121,11 @@ def backtrack_tab(run: LoadedRun, profile: str, path: tuple[str, ...], position:
     index = links.index
     _seed_backtrack_target(run, len(index.calls))
     causes = _causes(run, profile, tuple(path), links)
+    # Said once, above the causes: the integrity ledger, and what a composition's file cannot hold.
+    notes = [note for note in (integrity_line(index),
+                               unrecorded_in_composition(run.recording.typed_counts)) if note]
     render_causes(causes, lambda target: links.go(target, show_steps_tab), steps=links.steps,
-                  key=CAUSES_KEY, step_label=links.label)
+                  key=CAUSES_KEY, step_label=links.label, notes=notes)
     if index.calls:
         _backtrack_starts(run, links, position)
     if profile != DEFAULT_PROFILE:
@@ -150,6 +154,18 @@ def _causes(run: LoadedRun, profile: str, path: tuple[str, ...],
                              trips=route.get_trips(), gaps=run.recording.gaps)
     return run.derived(("likely causes", profile, path), build,
                        per_json_byte=CAUSES_PER_JSON_BYTE)
+
+
+def causes_here(run: LoadedRun, steps: Sequence[RunStep],
+                position: int) -> tuple[LikelyCause, ...]:
+    """The likely causes whose link leads to the slider's step (the same causes,
+    built once, as the Backtrack view lists); none when ``steps`` is not the
+    scope the session names."""
+    links = EvidenceLinks(run, session.current_profile(), session.current_drill())
+    if not links.shows(steps):
+        return ()
+    causes = _causes(run, links.profile, session.current_drill(), links)
+    return causes_at_step(causes, position)
 
 
 def _seed_backtrack_target(run: LoadedRun, calls: int) -> None:

@@ -396,3 +396,25 @@ def _finding_nav(index: EvidenceIndex, step_map: StepMap | None,
                    why_no_step="no call is tied to this event; the step at its time")
     return Nav(step_map.step_at_time(float("inf")), False,
                why_no_step="no call is tied to this event; the run's last step")
+
+
+def integrity_line(index: EvidenceIndex) -> str | None:
+    """The integrity disposition ledger of the run the steps describe, in one
+    line ("Integrity checks: 3 of 4 checks ran; unsupported-claim found 1"),
+    shown above the causes; None when the run has no ledger. Each finding
+    itself is a cause. A paused and resumed run has a ledger per run id: the
+    shown run's (the last), or the last of any when none is the shown run's."""
+    ledgers = [ledger for ledger in index.integrity if index.in_shown_run(ledger.run_id)] \
+        or list(index.integrity)
+    if not ledgers:
+        return None
+    ledger = ledgers[-1]
+    posture = f" (posture: {ledger.posture})" if ledger.posture else ""
+    return f"Integrity checks{posture}: {ledger.summary}"
+
+
+def causes_at_step(causes: Sequence[LikelyCause], position: int) -> tuple[LikelyCause, ...]:
+    """The causes whose link leads to step ``position`` of the list they were
+    linked into, in their order: what the step detail says happened there."""
+    return tuple(cause for cause in causes
+                 if cause.nav is not None and cause.nav.step == position)
