@@ -13,6 +13,11 @@ Two things the steps alone do not show:
   list, nothing is inferred and every branch is shown as an ordinary one.
 - :attr:`ArrowDiagram.passes`: a Loop root (every step an iteration of one
   body) is drawn as its passes rather than one box (see :class:`LoopPasses`).
+- :attr:`ArrowDiagram.marks`: what the framework's verdicts say happened to
+  the call a step's arrow shows: a tool call halted or refused by a permission
+  check, a model call answered by a fallback provider or retried (see
+  :class:`CallMark`). Findings are tied to steps by :class:`StepMap`, as the
+  evidence panels tie calls to steps; one it cannot place exactly marks nothing.
 """
 
 from __future__ import annotations
@@ -20,9 +25,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Container, Sequence
 
+from recorders import catalogue
+from recorders.evidence import EvidenceIndex, Finding, StepMap
 from recorders.run_step import ACTOR_USER, DECIDE, ITERATION, RunStep, Transition
 from lens.actors import MODEL, TOOLS, Actor, actor_for, stage_base
 from lens.decider_branches import decider_branches
+from lens.text import one_line
 
 Edge = tuple[str, str]  # (source actor key, target actor key)
 
@@ -92,6 +100,26 @@ class LoopPasses:
         return shown
 
 
+# What happened to a call, most telling first: the order marks are drawn in.
+HALTED, REFUSED, FALLBACK, RETRIED = "halted", "refused", "fallback", "retried"
+MARK_ORDER = (HALTED, REFUSED, FALLBACK, RETRIED)
+_TOOL_MARKS = frozenset({HALTED, REFUSED})  # drawn on the arrow that asks for the tool
+
+
+@dataclass(frozen=True)
+class CallMark:
+    """What the framework's verdicts say happened to the call a step shows."""
+
+    what: str  # HALTED | REFUSED | FALLBACK | RETRIED
+    words: tuple[str, ...]  # the short words drawn under the arrow's label, a line each
+    hover: tuple[str, ...]  # a heading, then each finding in its own words (as recorded)
+
+    @property
+    def on_tool_call(self) -> bool:
+        """Drawn on the arrow into the tools; a model call's mark on the model's answer."""
+        return self.what in _TOOL_MARKS
+
+
 @dataclass(frozen=True)
 class ArrowDiagram:
     scope: tuple[str, ...]
@@ -100,6 +128,7 @@ class ArrowDiagram:
     first_seen: dict[Edge, int]  # the step index where each actor pair first connects
     options: tuple[BranchOption, ...] = ()
     passes: LoopPasses | None = None
+    marks: dict[int, tuple[CallMark, ...]] | None = None  # by step index; None: no step marked
 
     def __len__(self) -> int:
         return len(self.step_arrows)
@@ -114,13 +143,31 @@ class ArrowDiagram:
     def active_actor_keys(self, index: int) -> set[str]:
         return {key for arrow in self.step_arrows[index] for key in arrow.edge}
 
+    def marks_of(self, index: int, arrow: Arrow) -> tuple[CallMark, ...]:
+        """The marks step ``index`` draws on ``arrow``: a tool call's on the
+        arrow into the tools, a model call's on the arrow out of the model; a
+        step with no such arrow draws them on every arrow it lights."""
+        marks = (self.marks or {}).get(index, ())
+        if not marks:
+            return ()
+        roles = {actor.key: actor.role for actor in self.actors}
+        lit = self.step_arrows[index]
+
+        def lands_on(mark: CallMark, candidate: Arrow) -> bool:
+            return (roles.get(candidate.target) == TOOLS if mark.on_tool_call
+                    else roles.get(candidate.source) == MODEL)
+        return tuple(mark for mark in marks
+                     if lands_on(mark, arrow) or not any(lands_on(mark, a) for a in lit))
+
 
 def build_arrow_diagram(steps: Sequence[RunStep], scope: tuple[str, ...],
                         scopes: Container[tuple[str, ...]], structure: Any = None,
-                        pass_output: Callable[[RunStep], str | None] | None = None) -> ArrowDiagram:
+                        pass_output: Callable[[RunStep], str | None] | None = None,
+                        evidence: EvidenceIndex | None = None) -> ArrowDiagram:
     """The diagram of ``steps`` seen from ``scope``; ``structure`` (the
     recording's) names deciders' branches, ``pass_output`` reads a loop pass's
-    output from its step."""
+    output from its step, ``evidence`` (the run's index) marks what happened
+    to the calls the steps show."""
     actors: dict[str, Actor] = {}
     first_seen: dict[Edge, int] = {}
     per_step: list[tuple[Arrow, ...]] = []
@@ -135,8 +182,82 @@ def build_arrow_diagram(steps: Sequence[RunStep], scope: tuple[str, ...],
         per_step.append(tuple(arrows))
     options = _branch_options(steps, scope, scopes, structure, actors)
     passes = _loop_passes(steps, per_step, actors, pass_output)
+    marks = call_marks(evidence, steps) if evidence is not None else None
     return ArrowDiagram(scope, _plain_names(list(actors.values())), tuple(per_step), first_seen,
-                        options, passes)
+                        options, passes, marks or None)
+
+
+def call_marks(evidence: EvidenceIndex, steps: Sequence[RunStep]) -> dict[int, tuple[CallMark, ...]]:
+    """Each step's marks, by step index (a step with none is left out)."""
+    marked = [(what, finding) for finding in evidence.findings
+              if (what := _mark_kind(finding)) is not None]
+    if not marked:
+        return {}  # most runs: no step map to build
+    step_map = StepMap(evidence, steps)
+    by_step: dict[int, dict[str, list[Finding]]] = {}
+    for what, finding in marked:
+        step = _step_of(finding, what, step_map)
+        if step is not None:
+            by_step.setdefault(step, {}).setdefault(what, []).append(finding)
+    return {step: tuple(_mark(what, found[what], evidence) for what in MARK_ORDER if what in found)
+            for step, found in sorted(by_step.items())}
+
+
+def _mark_kind(finding: Finding) -> str | None:
+    payload = finding.payload if isinstance(finding.payload, dict) else {}
+    if finding.type == catalogue.PERMISSION_HALT:
+        return HALTED
+    if finding.type == catalogue.PERMISSION_CHECK and finding.tool is not None:
+        return {"halt": HALTED, "deny": REFUSED}.get(payload.get("result"))
+    if finding.type == catalogue.TOOLS_RESULT_REFUSED and finding.tool is not None:
+        return REFUSED
+    if finding.type == catalogue.TOOL_END and payload.get("status") == "denied":
+        return REFUSED if finding.tool is not None else None
+    if finding.type == catalogue.FALLBACK_TRIGGERED and payload.get("kind") == "provider":
+        return FALLBACK if finding.call is not None else None
+    if finding.type in (catalogue.ERROR_RETRIED, catalogue.RELIABILITY_RETRIED):
+        return RETRIED if finding.call is not None else None
+    return None
+
+
+def _step_of(finding: Finding, what: str, step_map: StepMap) -> int | None:
+    """A tool call's finding: the step whose arrow asks for that tool; a model
+    call's: the step that shows the call's answer. Only where the map is exact."""
+    if what in _TOOL_MARKS and finding.tool is not None:
+        step, exact = step_map.step_for_tool(finding.tool)
+        return step if exact else None
+    return step_map.end_step(finding.call) if finding.call is not None else None
+
+
+def _mark(what: str, findings: list[Finding], evidence: EvidenceIndex) -> CallMark:
+    if what == FALLBACK:
+        fallbacks = dict.fromkeys(one_line(str(f.payload.get("fallback") or "?"), 24)
+                                  for f in findings)
+        words = ("via fallback", ", ".join(fallbacks))
+        heading = "answered by a fallback provider: " + ", ".join(fallbacks)
+    elif what == RETRIED:
+        words = (f"retried ×{len(findings)}",)
+        heading = f"the model call was retried {len(findings)} time{'s' * (len(findings) != 1)}"
+    else:
+        words = (what,)
+        tools = dict.fromkeys(_tool_name(f, evidence) for f in findings)
+        heading = f"tool call {', '.join(t for t in tools if t) or '(unnamed)'} {what}"
+    return CallMark(what, words, (heading, *(_finding_words(f) for f in findings)))
+
+
+def _tool_name(finding: Finding, evidence: EvidenceIndex) -> str:
+    if finding.tool is not None:
+        name = evidence.tool_calls[finding.tool].name
+        if name:
+            return one_line(name, 60)
+    target = finding.payload.get("target") if isinstance(finding.payload, dict) else None
+    return one_line(target, 60) if isinstance(target, str) else ""
+
+
+def _finding_words(finding: Finding) -> str:
+    """``permission.check: result deny · target … · rationale …`` as recorded."""
+    words = " · ".join(f"{name} {text}" for name, text in finding.words)
+    return one_line(f"{finding.short}: {words or finding.meaning}", 200)
 
 
 def _branch_options(steps: Sequence[RunStep], scope: tuple[str, ...],

@@ -21,7 +21,8 @@ import math
 from dataclasses import dataclass, replace
 
 from lens.actors import CHILD, MODEL, STAGE, TOOLS, USER, Actor
-from lens.arrows import ArrowDiagram, BranchOption, Edge, LoopPasses
+from lens.arrows import (FALLBACK, HALTED, REFUSED, RETRIED, ArrowDiagram, BranchOption, CallMark,
+                         Edge, LoopPasses)
 from lens.layout import (ACTIVE_NODE_SIZE, LINE_BREAK, LINE_HEIGHT, NODE_LABEL_SIZE, NODE_SIZE,
                          Geometry, Route, SceneArrow, lay_out)
 from lens.scopes import encode_path
@@ -37,8 +38,16 @@ OTHER_ROLE_COLOUR = "#868e96"
 ROLE_NAMES = {USER: "the user", MODEL: "model", TOOLS: "tools", CHILD: "subflow",
               STAGE: "stage"}
 # How each style of arrow is drawn: colour, line width, dash ([] for solid).
-# "option" is a branch a decider did not take.
-ARROW_STYLES = {"option": (FAINT, 1.5, [2, 3]), "faint": (FAINT, 1.5, []), "lit": (LIT, 3.5, [])}
+# "option" is a branch a decider did not take. A lit arrow whose call the
+# framework halted or refused is "stopped"; one answered by a fallback provider
+# or after retries "recovered" (lens.arrows.CallMark): dashed, so they tell
+# apart without colour too.
+STOPPED = "#c92a2a"
+RECOVERED = "#0b7285"
+ARROW_STYLES = {"option": (FAINT, 1.5, [2, 3]), "faint": (FAINT, 1.5, []), "lit": (LIT, 3.5, []),
+                "stopped": (STOPPED, 3.5, [7, 4]), "recovered": (RECOVERED, 3.5, [12, 4])}
+LIT_STYLES = frozenset({"lit", "stopped", "recovered"})
+_MARK_STYLES = {HALTED: "stopped", REFUSED: "stopped", FALLBACK: "recovered", RETRIED: "recovered"}
 HEAD_LENGTH = 9  # px from base to tip, plus the line's width
 FAINT_NODE_OPACITY = 0.3
 # Room above and below the drawing, in px: a ring or a label at the frame's edge stays whole.
@@ -123,13 +132,17 @@ HEAD_ANGLE = ("(atan2(scale('y', datum.y2) - scale('y', datum.y), "
               "scale('x', datum.x2) - scale('x', datum.x)) * 180 / PI + 360) % 360")
 
 
-def _tooltip() -> dict:
+def _tooltip(only_with_hover: bool = False) -> dict:
     """The hover lines as one object for Vega's tooltip: the first as its
     heading (``title``), each other one a row with a blank key. An empty line
-    reads a field no row has, so it is undefined and the tooltip leaves it out."""
+    reads a field no row has, so it is undefined and the tooltip leaves it out.
+    ``only_with_hover``: a row with no hover lines gets no tooltip at all."""
     rows = ", ".join(f"'{' ' * number}': datum.{field} || datum.no_such_field"
                      for number, field in enumerate(HOVER_FIELDS[1:], start=1))
-    return {"calculate": f"{{title: datum.{HOVER_FIELDS[0]}, {rows}}}", "as": "tooltip"}
+    lines = f"{{title: datum.{HOVER_FIELDS[0]}, {rows}}}"
+    if only_with_hover:
+        lines = f"datum.{HOVER_FIELDS[0]} ? {lines} : null"
+    return {"calculate": lines, "as": "tooltip"}
 
 
 def _segment_layer(style: str) -> dict:
@@ -156,12 +169,14 @@ DIAGRAM_SPEC: dict = {
          "encoding": {"x": _position("x"), "y": _position("y"), "color": _as_is("colour"),
                       "size": _as_is("size"),
                       "opacity": _as_is("opacity")}},
-        {"transform": _kind("text"), "mark": {"type": "text", "align": "center",
-                                              "baseline": "middle", "lineBreak": LINE_BREAK,
-                                              "lineHeight": NODE_LABEL_SIZE * LINE_HEIGHT},
+        # A marked arrow's label hovers its findings' words (lens.arrows.CallMark).
+        {"transform": [*_kind("text"), _tooltip(only_with_hover=True)],
+         "mark": {"type": "text", "align": "center", "baseline": "middle",
+                  "lineBreak": LINE_BREAK, "lineHeight": NODE_LABEL_SIZE * LINE_HEIGHT},
          "encoding": {"x": _position("x"), "y": _position("y"), "text": {"field": "text"},
                       "color": _as_is("colour"), "size": _as_is("size"),
-                      "opacity": _as_is("opacity")}},
+                      "opacity": _as_is("opacity"),
+                      "tooltip": {"field": "tooltip", "type": "nominal"}}},
         # The nodes last: drawn over the lines, and the layer clicks are read from.
         {"transform": [*_kind("node"), _tooltip()],
          "mark": {"type": "point", "filled": True, "cursor": "pointer"},
@@ -202,14 +217,14 @@ def _arrow_rows(route: Route) -> list[dict]:
 
 
 def _label_rows(geometry: Geometry) -> list[dict]:
-    labels = [(label, NODE_TEXT, "node") for label in geometry.node_labels.values()]
-    labels += [(route.label, ARROW_STYLES[route.arrow.style][0], route.arrow.style)
-               for route in geometry.routes if route.label]
-    labels += [(label, ARROW_STYLES[arrow.style][0], arrow.style)
+    labels = [(label, NODE_TEXT, "node", ()) for label in geometry.node_labels.values()]
+    labels += [(route.label, ARROW_STYLES[route.arrow.style][0], route.arrow.style,
+                route.arrow.hover) for route in geometry.routes if route.label]
+    labels += [(label, ARROW_STYLES[arrow.style][0], arrow.style, arrow.hover)
                for arrow, label in geometry.loop_labels]
     return [_row(kind="text", style=style, x=label.centre[0], y=label.centre[1],
-                 text=label.text, size=label.size, colour=colour)
-            for label, colour, style in labels]
+                 text=label.text, size=label.size, colour=colour, **_hover_fields(hover))
+            for label, colour, style, hover in labels]
 
 
 def _node_rows(scene: _Scene, geometry: Geometry) -> list[dict]:
@@ -265,13 +280,16 @@ def _scene(diagram: ArrowDiagram, index: int) -> _Scene:
     lit = diagram.lit(index) if len(diagram) else ()
     faint = diagram.faint(index) if len(diagram) else []
     labels: dict[Edge, list[str]] = {}
+    marks: dict[Edge, dict[CallMark, None]] = {}
     for arrow in lit:
         labels.setdefault(arrow.edge, []).append(arrow.label)
+        marks.setdefault(arrow.edge, {}).update(dict.fromkeys(diagram.marks_of(index, arrow)))
     arrows = [SceneArrow(edge, "", "faint") for edge in faint]
     for edge, texts in labels.items():
         text = ", ".join(dict.fromkeys(texts))
         shown = loop_text(text) if edge[0] == edge[1] else text
-        arrows.append(SceneArrow(edge, one_line(shown, 48) if shown else "", "lit"))
+        label = one_line(shown, 48) if shown else ""
+        arrows.append(_marked(SceneArrow(edge, label, "lit"), tuple(marks[edge])))
     order = list(diagram.first_seen)
     for option in diagram.options:
         actor = option.actor
@@ -284,6 +302,18 @@ def _scene(diagram: ArrowDiagram, index: int) -> _Scene:
     return _capped(_Scene(nodes, arrows, order))
 
 
+def _marked(arrow: SceneArrow, marks: tuple[CallMark, ...]) -> SceneArrow:
+    """A lit arrow drawn as what happened to its call: the first mark's style,
+    the marks' words under the label (a line each: the layout cuts lines to an
+    arrow's room, about 18 characters), their findings on hover."""
+    if not marks:
+        return arrow
+    lines = [one_line(line, 48) for mark in marks for line in mark.words]
+    label = LINE_BREAK.join([arrow.label, *lines] if arrow.label else lines)
+    hover = tuple(line for mark in marks for line in mark.hover)
+    return SceneArrow(arrow.edge, label, _MARK_STYLES[marks[0].what], hover)
+
+
 def _capped(scene: _Scene) -> _Scene:
     """At most :data:`MAX_DRAWN_ACTORS` nodes: past that, the actors of this
     step first, then the earliest seen, and one "+N more" node standing for the
@@ -293,7 +323,7 @@ def _capped(scene: _Scene) -> _Scene:
     if len(scene.nodes) <= MAX_DRAWN_ACTORS:
         return scene
     needed = {k for k, node in scene.nodes.items() if node.active}
-    needed |= {key for arrow in scene.arrows if arrow.style == "lit" for key in arrow.edge}
+    needed |= {key for arrow in scene.arrows if arrow.style in LIT_STYLES for key in arrow.edge}
     ordered = [k for k in scene.nodes if k in needed] + [k for k in scene.nodes if k not in needed]
     kept = set(ordered[:MAX_DRAWN_ACTORS - 1])
     hidden = [k for k in scene.nodes if k not in kept]
@@ -313,7 +343,8 @@ def _capped(scene: _Scene) -> _Scene:
     for arrow in scene.arrows:
         edge = drawn(arrow.edge)
         if edge is not None:
-            arrows.setdefault((edge, arrow.style), SceneArrow(edge, arrow.label, arrow.style))
+            arrows.setdefault((edge, arrow.style),
+                              SceneArrow(edge, arrow.label, arrow.style, arrow.hover))
     order = list(dict.fromkeys(e for e in map(drawn, scene.order_edges) if e is not None))
     return _Scene(nodes, list(arrows.values()), order)
 

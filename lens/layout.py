@@ -170,6 +170,11 @@ def fit_label(text: str, width: float, size: float = NODE_LABEL_SIZE) -> str:
     return text[:kept] + "…"
 
 
+def _fit_arrow_label(text: str, width: float) -> str:
+    # Line by line: a mark on its own line (lens.diagram_chart) is not cut off with the first.
+    return LINE_BREAK.join(fit_label(line, width, ARROW_LABEL_SIZE) for line in text.split(LINE_BREAK))
+
+
 def _fit_lines(text: str, width: float) -> str:
     return LINE_BREAK.join(fit_label(line, width) for line in text.split(LINE_BREAK) if line)
 
@@ -182,6 +187,7 @@ class SceneArrow:
     edge: Edge
     label: str  # the text as drawn (lines split on LINE_BREAK), "" for none
     style: str  # the caller's name for how it is drawn
+    hover: tuple[str, ...] = ()  # the label's hover lines, as recorded
 
 
 @dataclass(frozen=True)
@@ -277,7 +283,7 @@ def lay_out(node_keys: Sequence[str], node_texts: dict[str, str], arrows: Sequen
         offset = TWO_WAY_OFFSET if (target, source) in pairs else 0.0
         route = _route(arrow, centres, boxes, pitch_x, lanes, offset, spread=index)
         if arrow.label:
-            label = _place(fit_label(arrow.label, arrow_width, ARROW_LABEL_SIZE), ARROW_LABEL_SIZE,
+            label = _place(_fit_arrow_label(arrow.label, arrow_width), ARROW_LABEL_SIZE,
                            _label_anchor(route), placed, boxes, span)
             placed.append(label.box)
             route = Route(route.arrow, route.points, route.head, route.head_after, label)

@@ -130,7 +130,8 @@ class OpenRun:
         """The actor-arrow diagram of the scope at ``path`` (the root if none)."""
         scope = self.scope(profile, path)
         return build_arrow_diagram(scope.steps, scope.path, self.scopes(profile),
-                                   self.recording.structure, pass_output=self._pass_output)
+                                   self.recording.structure, pass_output=self._pass_output,
+                                   evidence=self.evidence)
 
     def _pass_output(self, step: RunStep) -> str | None:
         output = pass_output(step, self.evidence)
