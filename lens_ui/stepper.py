@@ -37,8 +37,9 @@ VIEWS = (STEPS_TAB, TIMELINE_TAB, ROUTE_TAB, BACKTRACK_TAB, SEARCH_TAB)
 GENERATION = "lens.selection_generation"  # bumped after a handled click: fresh widget keys
 MAX_CHILD_BUTTONS = 8
 # Sized so the controls, the step, its headline and the diagram fit a 1280×720 or
-# 1024×768 screen: the detail pane scrolls within its height.
-DETAIL_HEIGHT = 330
+# 1024×768 screen, and the whole pane too (at 1280×720 it starts at y≈395): the
+# detail pane scrolls within its height.
+DETAIL_HEIGHT = 312
 PREVIOUS_KEY, NEXT_KEY = "P", "N"
 
 
@@ -192,17 +193,22 @@ def _steps(run: LoadedRun, profile: str, scopes: ScopeIndex, scope: Scope, index
     _breadcrumb_and_switch(top, scopes, scope)
     with controls:
         _controls(len(steps), index, slider_key)
-    with guarded_panel("step headline"), st.container(key="lens-step-headline"):
-        # Plain text, not Markdown: the sentence quotes recording text (a URL
-        # in it would be autolinked even with every character escaped).
-        st.text(view.headline.text,
-                help="What happened at this step, in plain words, from the recorded "
-                     "events; recorded values are in “quotes”.")
+    # The headline heads the diagram's column, not the page: the detail pane
+    # then starts right under the step's label, at the same place on every
+    # step whatever the headline's length, and fits a 1280×720 screen; the
+    # room under the diagram, empty before, takes the headline's lines.
     diagram_column, detail_column = st.columns([1, 1], gap="medium")
     with diagram_column:
+        with guarded_panel("step headline"), st.container(key="lens-step-headline"):
+            # Plain text, not Markdown: the sentence quotes recording text (a URL
+            # in it would be autolinked even with every character escaped).
+            st.text(view.headline.text,
+                    help="What happened at this step, in plain words, from the recorded "
+                         "events; recorded values are in “quotes”.")
         with guarded_panel("diagram"):
             draw_diagram(view.chart, key=diagram_key(scope.path, _generation()))
-        st.caption("Orange: this step's arrows · grey: earlier steps · ■ a subflow: click it "
+        st.caption("Orange: this step's arrows (red dashed: halted or refused · teal dashed: "
+                   "via a fallback or retried) · grey: earlier steps · ■ a subflow: click it "
                    f"to drill in · keys: {NEXT_KEY} next, {PREVIOUS_KEY} previous, ←/→ on the slider.")
     with detail_column:
         detail_pane(run, steps, index, view.detail, key=f"{slider_key}.{index}",
