@@ -10,8 +10,10 @@ import pandas as pd
 import streamlit as st
 
 from recorders.run_step import RunStep
+from lens.evidence.causes import LikelyCause
 from lens.step_detail import StepDetail, ToolCallView
 from lens.text import markdown_literal, one_line
+from lens_ui.evidence_tabs import causes_here
 from lens_ui.panel_guard import guarded_panel
 from lens_ui.render import FACT_CHARS, long_text, whole_json
 from lens_ui.runs import LoadedRun
@@ -19,6 +21,7 @@ from lens_ui.served_context import render_served_context
 from lens_ui.view_switch import view_switch
 
 EVENT_PICKER_LIMIT = 400
+SAID_CHARS = 200  # a cause's headline in the step detail; the whole of it is in Backtrack
 FACTS_HELP = ("stage: the flow engine's id for the stage this step shows (runtimeStageId, "
               "name#position); every recorded event at this stage is under Evidence.  \n"
               "subflow path: where in the run's nesting the stage sits (__root__ is the top).  \n"
@@ -55,10 +58,11 @@ def detail_pane(run: LoadedRun, steps: Sequence[RunStep], position: int, detail:
                 st.json(steps[position].to_wire(), expanded=True)
         else:
             with guarded_panel("step detail"):
-                step_panel(detail, key)
+                step_panel(detail, key, said_here=causes_here(run, steps, position))
 
 
-def step_panel(detail: StepDetail, key: str) -> None:
+def step_panel(detail: StepDetail, key: str,
+               said_here: Sequence[LikelyCause] = ()) -> None:
     """Draw a step's detail (built with the step's view, :mod:`lens.step_view`).
 
     Every step is drawn in the same frame: heading, then one container each
@@ -67,8 +71,17 @@ def step_panel(detail: StepDetail, key: str) -> None:
     element only while an element of the same kind stays at its place in its
     container, so with a fixed frame a step that asks for tools and the next,
     which reads their results, update the same elements in place instead of
-    drawing them anew (``benchmarks/README.md``, seventh round)."""
+    drawing them anew (``benchmarks/README.md``, seventh round).
+
+    ``said_here`` are the likely causes (the framework's verdicts and warnings,
+    failed tools, provider errors, ...) whose link leads to this step: shown
+    first, in their own words, since they are what explains the step."""
     st.markdown(heading_markdown(detail.heading))
+    with st.container():
+        if said_here:
+            st.caption(f"What went wrong here ({len(said_here)}; all of them in Backtrack)")
+            st.text("\n".join(f"{'✖' if cause.is_error else '⚠'} "
+                               f"{one_line(cause.headline, SAID_CHARS)}" for cause in said_here))
     with st.container():
         if detail.absent:
             st.caption("  \n".join(f"Not in the recording: {note}." for note in detail.absent))
