@@ -118,3 +118,17 @@ def walk_the_pages(at: AppTest) -> None:
     no_exception(at)
     no_panel_failed(at)
     assert len(at.dataframe) >= 1
+
+
+def family_upload(app: AppTest, case: str) -> AppTest:
+    """The app with family recording ``case`` (tests/data/families) uploaded and open."""
+    import gzip
+
+    from family_files import family_recording
+
+    at = app.run()
+    data = gzip.decompress(family_recording(case).read_bytes())
+    at.file_uploader(key="lens.uploader").set_value((f"{case}.json", data, "application/json"))
+    at.run()
+    no_exception(at)
+    return at

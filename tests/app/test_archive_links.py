@@ -17,19 +17,9 @@ from lens_ui.runs import ARCHIVE
 from app_support import no_exception, open_run_details
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "archive"))
-from archive_support import copy_archive, manifest, unreadable_files  # noqa: E402
+from archive_support import manifest, unreadable_files  # noqa: E402
 
 SAMPLE_FALLBACK = "opened the default sample"
-
-
-@pytest.fixture
-def indexed(tmp_path, monkeypatch):
-    """A copy of the sample archive, configured and indexed where the app looks."""
-    folder = copy_archive(tmp_path / "runs")
-    monkeypatch.setenv("FOOTPRINT_LENS_ARCHIVE", str(folder))
-    monkeypatch.setenv("FOOTPRINT_LENS_CACHE", str(tmp_path / "cache"))
-    index_folder(folder, default_db_path(folder))
-    return folder
 
 
 def readable_entries() -> list[dict]:

@@ -11,27 +11,15 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from archive.database import default_db_path
-from archive.embedded import index_folder
 from app_support import ROOT, no_exception
 from lens_ui.compare_state import PAIR, SELECT_A, SELECT_B
 from lens_ui.runs import ARCHIVE
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "archive"))
-from archive_support import copy_archive, manifest, unreadable_files  # noqa: E402
+from archive_support import manifest, unreadable_files  # noqa: E402
 
 PAGE = str(ROOT / "pages" / "compare.py")
 DEFAULT_SAMPLE_REF = "sample:agent-refund-multi-tools-error"  # lens_ui/samples.py's default
-
-
-@pytest.fixture
-def indexed(tmp_path, monkeypatch):
-    """A copy of the sample archive, configured and indexed where the app looks."""
-    folder = copy_archive(tmp_path / "runs")
-    monkeypatch.setenv("FOOTPRINT_LENS_ARCHIVE", str(folder))
-    monkeypatch.setenv("FOOTPRINT_LENS_CACHE", str(tmp_path / "cache"))
-    index_folder(folder, default_db_path(folder))
-    return folder
 
 
 def _runs_with_answers() -> list[dict]:

@@ -3,21 +3,9 @@ toggle, the Skills slot reads as a table, the headline keeps tool arguments."""
 
 from __future__ import annotations
 
-import gzip
-
-from app_support import no_exception, open_detail_pane, open_served_context
-from family_files import family_recording
+from app_support import family_upload, no_exception, open_detail_pane, open_served_context
 from lens_ui.served_context import SERVED_FACTS_KEY
 from lens_ui.step_panel import STAGE_FACTS, THIS_STEP
-
-
-def family_upload(app, case: str):
-    at = app.run()
-    data = gzip.decompress(family_recording(case).read_bytes())
-    at.file_uploader(key="lens.uploader").set_value((f"{case}.json", data, "application/json"))
-    at.run()
-    no_exception(at)
-    return at
 
 
 def lines(at) -> list[str]:

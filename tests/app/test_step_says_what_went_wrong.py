@@ -3,22 +3,14 @@ the event's own words; a step where nothing went wrong says nothing of it."""
 
 from __future__ import annotations
 
-import gzip
-
-from app_support import caption, no_exception, open_detail_pane
-from family_files import family_recording
+from app_support import caption, family_upload, no_exception, open_detail_pane
 from lens_ui.step_panel import THIS_STEP
 
 SAID = "What went wrong here"
 
 
 def _upload(app, case: str):
-    at = app.run()
-    data = gzip.decompress(family_recording(case).read_bytes())
-    at.file_uploader(key="lens.uploader").set_value((f"{case}.json", data, "application/json"))
-    at.run()
-    no_exception(at)
-    return open_detail_pane(at, THIS_STEP)
+    return open_detail_pane(family_upload(app, case), THIS_STEP)
 
 
 def _said(at) -> list[str]:
