@@ -20,7 +20,7 @@ from recorders.catalogue import VERDICT, event_type
 from recorders.evidence import SOURCE_BOUNDARY, EvidenceIndex, SearchEntry, StepMap
 # The same clipping as every other search text (a value's leaves, one line
 # each, up to the index's line cap).
-from recorders.evidence.build import _search_text as clipped_search_text
+from recorders.evidence.build import search_text as clipped_search_text
 from lens.evidence.nav import Nav, nav_for_call, nav_for_tool
 from lens.text import DisplayText, display_text, markdown_code_span, visible
 

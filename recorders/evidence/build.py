@@ -768,7 +768,7 @@ class _Builder:
             self.tools_by_scope_id[(key, tcid)] = tool
             self.tools_by_run_id[(key[0], tcid)] = tool
         if "args" in p:
-            self.entries.append(SearchEntry("tool arguments", _search_text(p.get("args")),
+            self.entries.append(SearchEntry("tool arguments", search_text(p.get("args")),
                                             call=tool.requested_by, tool=tool.id,
                                             event_index=position, ts=tool.ts_start,
                                             label=name or ""))
@@ -812,7 +812,7 @@ class _Builder:
               error=error if isinstance(error, bool) else False, duration_ms=duration_ms,
               missing=tuple(missing))
         if "result" in p:
-            self.entries.append(SearchEntry("tool result", _search_text(tool.result),
+            self.entries.append(SearchEntry("tool result", search_text(tool.result),
                                             call=tool.requested_by, tool=tool.id,
                                             event_index=position, ts=tool.ts_end,
                                             label=tool.name or ""))
@@ -1059,7 +1059,7 @@ def _join(value: Any) -> str:
     return "not recorded" if value is None else str(value)
 
 
-def _search_text(value: Any) -> str:
+def search_text(value: Any) -> str:
     """Text to search in a JSON value: strings as they are; objects and lists as
     one ``path: value`` line per leaf, so quotes in values stay unescaped."""
     if isinstance(value, str):
