@@ -47,6 +47,11 @@ class NotReadable(ArchiveError):
         self.kind = kind
 
 
+# What a person reads, for a file refused when read and when listed alike.
+SYMLINK_TEXT = ("{file} is a symlink; symlinks inside an archive folder are not followed, "
+                "not read")
+NOT_REGULAR_TEXT = "{file} is not a regular file (a pipe, a socket or a device); not read"
+
 SYMLINK, NOT_REGULAR, TOO_LARGE, GONE, NOT_PLAIN, FAILED = (
     "symlink", "not-regular", "too-large", "gone", "not-a-plain-path", "failed")
 KINDS = (SYMLINK, NOT_REGULAR, TOO_LARGE, GONE, NOT_PLAIN, FAILED)
@@ -110,8 +115,7 @@ def read_beneath(root: str | os.PathLike, relative: str, max_bytes: int) -> Read
     with open(descriptor, "rb", buffering=0) as handle:
         info = os.fstat(descriptor)
         if not stat_mode.S_ISREG(info.st_mode):
-            raise NotReadable(f"{relative} is not a regular file (a pipe, a socket or a "
-                              "device); not read", NOT_REGULAR)
+            raise NotReadable(NOT_REGULAR_TEXT.format(file=relative), NOT_REGULAR)
         if info.st_size > max_bytes:
             raise TooLarge(_too_large(relative, max_bytes))
         data = _read_at_most(handle, relative, max_bytes)
@@ -234,8 +238,7 @@ def _open_problem(relative: str, reached: list[str], last: bool,
     if error.errno == errno.ELOOP or (not last and error.errno == errno.ENOTDIR):
         # O_NOFOLLOW on a symlink: ELOOP for the file, ENOTDIR for a folder segment.
         if where == relative:
-            return NotReadable(f"{relative} is a symlink; symlinks inside an archive folder "
-                               "are not followed, not read", SYMLINK)
+            return NotReadable(SYMLINK_TEXT.format(file=relative), SYMLINK)
         return NotReadable(f"{relative} is under {where}, which is a symlink or not a "
                            "folder; symlinks inside an archive folder are not followed, "
                            "not read", SYMLINK)

@@ -18,7 +18,6 @@ reached included, is one line on stderr with status 2.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 import time
@@ -27,6 +26,7 @@ from typing import Any, Callable
 from recorders.cli import ArgumentParser, UsageError
 
 from archive.errors import ArchiveError
+from archive.limits import positive_number
 from archive.query import DEFAULT_LIMIT, DEFAULT_ORDER, LIMIT_SETTINGS, QueryLimits, Setting
 from archive.query import open_folder_index, open_parquet, process_memory_cap, runs_sql, select
 
@@ -88,18 +88,10 @@ def _limit_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _positive_number(text: str) -> float:
-    value = _number_or_none(text)
+    value = positive_number(text)
     if value is None:
         raise argparse.ArgumentTypeError(f"not a positive number: {text!r}")
     return value
-
-
-def _number_or_none(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if 0 < value and math.isfinite(value) else None
 
 
 def query_limits(args: argparse.Namespace) -> QueryLimits:
@@ -116,7 +108,7 @@ def _limit_value(setting: Setting, flag_value: float | None) -> float:
     text = os.environ.get(setting.env, "").strip()
     if not text:
         return setting.default
-    value = _number_or_none(text)
+    value = positive_number(text)
     if value is None:
         raise UsageError(f"{setting.env}={text!r} is not a positive number; unset it or "
                          f"give one, e.g. {setting.default:g}")

@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass
 from stat import S_ISLNK, S_ISREG
 
-from archive.beneath import ReadFile, list_beneath, read_beneath
+from archive.beneath import NOT_REGULAR_TEXT, SYMLINK_TEXT, ReadFile, list_beneath, read_beneath
 from archive.errors import ArchiveError
 
 RUN_SUFFIXES = (".json", ".json.gz")
@@ -35,8 +35,7 @@ class FileStat:
 # bytes written as \xNN (so it shows, and is the same on every pass), never read.
 BAD_NAME = ("the file's path is not valid UTF-8 (shown here with \\x escapes); "
             "rename it to have it indexed")
-NOT_REGULAR = "{file} is not a regular file (a pipe, a socket or a device); not read"
-SYMLINK = "{file} is a symlink; symlinks inside an archive folder are not followed, not read"
+NOT_REGULAR, SYMLINK = NOT_REGULAR_TEXT, SYMLINK_TEXT  # the same words as when read
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from archive.errors import ArchiveError
 from archive.folder import FileStat, IndexPlan, KnownFile, is_folder_entry, read_file
 from archive.schema import RUN_TABLES
 from archive.limits import FileLimits, MemoryGate, NoRoomNow, file_limits
-from archive.rows import NOT_A_RUN, RUN, UNREADABLE, FileOutcome, file_digest, index_file
-from archive.rows import one_line
+from archive.rows import (NOT_A_RUN, RUN, UNREADABLE, FileOutcome, file_digest, index_file,
+                          one_line)
 
 Progress = Callable[[int, int], None]  # (files done, files to read)
 

@@ -83,11 +83,18 @@ def setting(name: str, default: float) -> float:
     text = os.environ.get(name)
     if text is None or not text.strip():
         return default
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < float("inf"):
+    value = positive_number(text)
+    if value is None:
         _log.warning("%s=%r is not a positive number; using %s", name, text, default)
         return default
     return value
+
+
+def positive_number(text: str) -> float | None:
+    """``text`` as a positive, finite number, or None: the rule every limit's
+    setting is read by (the server ignores a bad one, the CLI refuses it)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if 0 < value < float("inf") else None

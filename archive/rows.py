@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from contextlib import contextmanager
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Iterator
+from typing import Any
 
 from archive.limits import INDEXING_PER_BYTE, FileLimits, MemoryGate, file_limits
 from archive.storable import fit_tables
@@ -75,7 +75,7 @@ def index_file(file: str, data: bytes, sha256: str | None = None,
         return outcome
     # The parse and the rows hold several times the JSON at their peak: the
     # caller's gate (a server's memory budget) admits them, or raises.
-    with (admit or _no_gate)(int(len(plain) * INDEXING_PER_BYTE)):
+    with admit(int(len(plain) * INDEXING_PER_BYTE)) if admit else nullcontext():
         try:
             recording = load_recording(plain)
         except RecordingError as error:
@@ -112,11 +112,6 @@ def index_file(file: str, data: bytes, sha256: str | None = None,
         _note_unstorable(tables, fit_tables(tables))
         outcome.tables = tables
         return outcome
-
-
-@contextmanager
-def _no_gate(need: int) -> Iterator[None]:
-    yield
 
 
 def _note_unstorable(tables: dict[str, list[dict[str, Any]]], notes: list[str]) -> None:

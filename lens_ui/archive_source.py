@@ -68,8 +68,9 @@ def open_archive_run(choice: RunChoice) -> LoadedRun | None:
 
 def linked_archive_run(value: str) -> LinkedArchiveRun:
     """The run a link's ``<label>/<path>`` names: a configured folder's label,
-    a plain path inside that folder (no symlink followed below it), and a file the server's index of the folder holds as a run. Anything else
-    raises :class:`ArchiveLinkRefused`. A file whose bytes differ from what was
+    a plain path inside that folder (no symlink followed below it), and a file
+    the server's index of the folder holds as a run. Anything else raises
+    :class:`ArchiveLinkRefused`. A file whose bytes differ from what was
     indexed still opens, as it is now, with a notice."""
     label, _, file = value.partition("/")
     folders = archive_folders()

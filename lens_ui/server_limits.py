@@ -19,10 +19,9 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from archive.limits import MAX_EXPANDED_ENV, MEMORY_BUDGET_ENV, setting
+from archive.limits import DEFAULT_MEMORY_BUDGET_MB, MAX_EXPANDED_ENV, MEMORY_BUDGET_ENV, setting
 
 UPLOAD_GRACE_ENV = "LENS_UPLOAD_GRACE_S"
-DEFAULT_MEMORY_BUDGET_MB = 4096
 DEFAULT_UPLOAD_GRACE_S = 120
 MB = 1024 * 1024
 
