@@ -106,15 +106,20 @@ def search_families(index: EvidenceIndex) -> list[tuple[str, int]]:
     return sorted((family, count) for family, count in counts.items() if family)
 
 
-# Per index, its findings' search texts: made at the first search, once.
-# Keyed by id (an index is not hashable) and dropped with the index.
-_FINDING_ENTRIES: dict[int, tuple[SearchEntry, ...]] = {}
+# Per index, every text Search matches (its own and its findings'): made at the
+# first search, once. Keyed by id (an index is not hashable), dropped with it.
+_SEARCHABLE: dict[int, tuple[SearchEntry, ...]] = {}
 
 
 def searchable_entries(index: EvidenceIndex) -> tuple[SearchEntry, ...]:
     """Every text Search matches: the index's own, then the words of each
-    framework verdict and warning (:func:`finding_entries`)."""
-    return index.search_entries + finding_entries(index)
+    framework verdict and warning (:func:`finding_entries`). Made once per index."""
+    key = id(index)
+    entries = _SEARCHABLE.get(key)
+    if entries is None:
+        entries = _SEARCHABLE[key] = tuple(index.search_entries) + finding_entries(index)
+        weakref.finalize(index, _SEARCHABLE.pop, key, None)
+    return entries
 
 
 def finding_entries(index: EvidenceIndex) -> tuple[SearchEntry, ...]:
@@ -122,26 +127,15 @@ def finding_entries(index: EvidenceIndex) -> tuple[SearchEntry, ...]:
     fields as ``field: value`` lines, tied to its call or tool call and its
     typed event (so it has the event's family). A finding whose event already
     has a text in the index (an ``error.fatal``, a failed tool's result) is
-    not found twice. Made once per index."""
-    key = id(index)
-    entries = _FINDING_ENTRIES.get(key)
-    if entries is None:
-        searchable = {entry.event_index for entry in index.search_entries}
-        entries = tuple(_finding_entry(finding) for finding in index.findings
-                        if finding.event_index not in searchable)
-        _FINDING_ENTRIES[key] = entries
-        weakref.finalize(index, _FINDING_ENTRIES.pop, key, None)
-    return entries
+    not found twice."""
+    searchable = {entry.event_index for entry in index.search_entries}
+    return tuple(_finding_entry(finding) for finding in index.findings
+                 if finding.event_index not in searchable)
 
 
 def _finding_entry(finding) -> SearchEntry:
-    entry_type = event_type(finding.type)
-    payload = finding.payload if isinstance(finding.payload, dict) else {}
-    lines = [finding.short]
-    for name in entry_type.explaining if entry_type is not None else ():
-        value = payload.get(name)
-        if value is not None:
-            lines.append(f"{name}: {clipped_search_text(value)}")
+    lines = [finding.short] + [f"{name}: {clipped_search_text(value)}"
+                               for name, value in finding.explained]
     kind = FRAMEWORK_VERDICT if finding.kind == VERDICT else FRAMEWORK_WARNING
     return SearchEntry(kind, "\n".join(lines), call=finding.call, tool=finding.tool,
                        event_index=finding.event_index, ts=finding.ts, label=finding.short)

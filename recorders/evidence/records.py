@@ -337,15 +337,20 @@ class Finding(NamedTuple):
         return entry.meaning if entry is not None else ""
 
     @property
-    def words(self) -> tuple[tuple[str, str], ...]:
-        """The event's own words: the catalogue's explaining fields that the
-        payload carries, most telling first, as ``(field, text)`` (a string as
-        recorded, any other value as JSON)."""
+    def explained(self) -> tuple[tuple[str, Any], ...]:
+        """The catalogue's explaining fields that the payload carries, most
+        telling first, as ``(field, value as recorded)``."""
         entry = event_type(self.type)
         if entry is None or not isinstance(self.payload, Mapping):
             return ()
-        return tuple((name, json_text(self.payload[name])) for name in entry.explaining
+        return tuple((name, self.payload[name]) for name in entry.explaining
                      if self.payload.get(name) is not None)
+
+    @property
+    def words(self) -> tuple[tuple[str, str], ...]:
+        """The event's own words: :attr:`explained` as ``(field, text)`` (a
+        string as recorded, any other value as JSON)."""
+        return tuple((name, json_text(value)) for name, value in self.explained)
 
     def word(self, name: str) -> str | None:
         """The text of one explaining field, if the payload carries it."""
