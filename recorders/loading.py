@@ -736,8 +736,12 @@ def _validate_typed(recording: Recording, where: str) -> None:
         if not isinstance(meta, dict):
             # agentfootprint delivers some events after the run with no meta at all
             # (resilience.output_*): kept. A model call's start or end becomes a
-            # step and needs its stage and time; a meta of another type is malformed.
-            if "meta" in event or kind in _TYPED_META_FOR_STEPS:
+            # step and needs its stage and time; a meta of another type is malformed;
+            # and a type agentfootprint never declared, with no meta either, is not
+            # a typed event (a Trace's boundary log read as one opened as 58
+            # unknown events and no steps).
+            if ("meta" in event or kind in _TYPED_META_FOR_STEPS
+                    or kind not in KNOWN_TYPED_TYPES):
                 _field_problem(f"{where}[{index}]", "meta", "an object", meta, "meta" in event,
                                kind)
             without_meta[kind] += 1

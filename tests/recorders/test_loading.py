@@ -222,6 +222,15 @@ def test_a_model_call_event_without_meta_is_refused():
                        "(expected an object)")
 
 
+def test_an_event_of_an_undeclared_type_without_meta_is_refused():
+    # What a Trace's boundary log looks like read as a typed stream: not a run
+    # of unknown typed events with no steps, but a file that is not a recording.
+    document = _corpus("llmcall-single")
+    document["events"].insert(0, {"type": "run.entry", "payload": {}})
+    assert _refused(_bytes(document)) == ("events[0] (run.entry): missing field 'meta' "
+                                          "(expected an object)")
+
+
 def test_a_typed_meta_that_is_not_an_object_is_refused():
     document = _corpus("llmcall-single")
     document["events"][0]["meta"] = None
