@@ -9,14 +9,20 @@ app wording or a recorded value (``value`` is the value as the recording
 holds it, ``text`` how the sentence shows it, clipped), so a renderer can
 set recorded values apart and escape them, and a test can check that every
 value the sentence names is in the step's events.
+
+A step where the framework filed a verdict (a permission check that denied
+a tool, a contract left unmet, a canned answer that replaced the model's)
+says so at the end of its sentence, in the verdict's own recorded words:
+the sentence is what a person reads first, and "the model asked for
+list_vendor_bank_accounts" alone hides that the call was refused.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
-from recorders.evidence import EvidenceIndex, ModelCall, ToolCall
+from recorders.evidence import EvidenceIndex, Finding, ModelCall, ToolCall
 from recorders.run_step import DECIDE, FORK, ITERATION, MERGE, REACT, SEQUENTIAL, RunStep
 from recorders.values import is_number, js_number_text
 from lens.step_detail import (LLM_TO_TOOL, LLM_TO_USER, TOOL_TO_LLM, USER_TO_LLM, actor_arrow,
@@ -28,6 +34,9 @@ MAX_TOOLS = 3      # tools named in one sentence; more are counted
 MAX_ARGS = 3       # arguments named per tool; more are counted
 MAX_RESULT_KEYS = 3  # keys named of an object result
 MAX_NAMES = 4      # branch names named in one sentence
+MAX_VERDICTS = 2   # verdicts named at the end of a sentence; more are counted
+VERDICT_WORDS = 2  # a verdict's explaining fields named
+VERDICT_CHARS = 60  # a verdict's quoted field longer than this is clipped
 # Where a subflow's payload carries its input (on entry) and its output (on exit).
 INPUT_KEYS = ("message", "userMessage")
 OUTPUT_KEYS = ("answer", "llmLatestContent", "result", "output")
@@ -70,7 +79,7 @@ class _Words:
         return self
 
     def quote(self, value: Any, limit: int = QUOTE_CHARS, bare_numbers: bool = False) -> _Words:
-        raw = js_number_text(value) if is_number(value) else str(value)
+        raw = _raw(value)
         self.parts.append(Fragment(one_line(raw, limit), raw,
                                    quoted=not (bare_numbers and is_number(value))))
         return self
@@ -79,8 +88,21 @@ class _Words:
         return Sentence(tuple(self.parts))
 
 
-def step_sentence(step: RunStep, evidence: EvidenceIndex) -> Sentence:
-    """What happened at ``step``, in one sentence, from its recorded facts."""
+def step_sentence(step: RunStep, evidence: EvidenceIndex,
+                  verdicts: Sequence[Finding] = ()) -> Sentence:
+    """What happened at ``step``, in one sentence, from its recorded facts;
+    ``verdicts`` are the framework's verdicts placed at this step (the step
+    detail's "what went wrong here"), told at the end in their own words."""
+    sentence = _what_happened(step, evidence)
+    if not verdicts:
+        return sentence
+    words = _Words()
+    words.parts.extend(sentence.fragments)
+    _verdicts(words, verdicts)
+    return words.done()
+
+
+def _what_happened(step: RunStep, evidence: EvidenceIndex) -> Sentence:
     if step.kind == REACT:
         return _model_step(step, evidence)
     if step.kind == DECIDE:
@@ -92,6 +114,42 @@ def step_sentence(step: RunStep, evidence: EvidenceIndex) -> Sentence:
     if step.kind == SEQUENTIAL:
         return _handoff(step, evidence)
     return _Words().say(f"A {step.kind} step (").quote(step.label).say(").").done()
+
+
+def _verdicts(words: _Words, verdicts: Sequence[Finding]) -> None:
+    """`` Flagged here: permission.check, result “deny”, target “x”.`` Only a
+    field recorded as text or a number is quoted: a record's JSON is not a
+    value the step's events hold as such, and the step detail shows it. A
+    field the sentence already quotes (a failed tool's error) is not said
+    twice, and a verdict with nothing left to say (the tool end whose failure
+    the sentence tells) is not named at all."""
+    said = {fragment.value for fragment in words.parts if fragment.recorded}
+    told: list[tuple[Finding, list[tuple[str, Any]]]] = []
+    for finding in verdicts:
+        quotable = [(name, value) for name, value in finding.explained
+                    if isinstance(value, str) and value or is_number(value)]
+        fresh = [(name, value) for name, value in quotable if _raw(value) not in said]
+        if quotable and not fresh:
+            continue
+        told.append((finding, fresh))
+    if not told:
+        return
+    words.say(" Flagged here: ")
+    for number, (finding, fresh) in enumerate(told[:MAX_VERDICTS]):
+        if number:
+            words.say("; ")
+        words.say(finding.short)
+        for name, value in fresh[:VERDICT_WORDS]:
+            words.say(f", {name} ").quote(value, limit=VERDICT_CHARS, bare_numbers=True)
+    if len(told) > MAX_VERDICTS:
+        more = len(told) - MAX_VERDICTS
+        words.say(f"; and {more} more verdict{'' if more == 1 else 's'}")
+    words.say(".")
+
+
+def _raw(value: Any) -> str:
+    """A value as a fragment records it."""
+    return js_number_text(value) if is_number(value) else str(value)
 
 
 # ─── model and tool calls ──────────────────────────────────────────────

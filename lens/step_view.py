@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from typing import Sequence
+
 from recorders.run_step import RunStep
+from lens.evidence.causes import LikelyCause, verdicts_told
 from lens.arrows import ArrowDiagram
 from lens.diagram_chart import DiagramChart, actor_chart
 from lens.plain_words import Sentence, step_sentence
@@ -29,8 +32,9 @@ class StepView:
     without waiting for them."""
 
     def __init__(self, run: OpenRun, profile: str, scope: Scope, index: int,
-                 diagram: ArrowDiagram | None) -> None:
+                 diagram: ArrowDiagram | None, said_here: Sequence[LikelyCause] = ()) -> None:
         self.scope = scope
+        self.said_here = tuple(said_here)
         self.index = index
         self.step: RunStep = scope.steps[index]
         self._run = run
@@ -53,8 +57,9 @@ class StepView:
 
     @cached_property
     def headline(self) -> Sentence:
-        """What happened, in plain words."""
-        return step_sentence(self.step, self._run.evidence)
+        """What happened, in plain words, and the verdicts filed here."""
+        evidence = self._run.evidence
+        return step_sentence(self.step, evidence, verdicts_told(evidence, self.said_here))
 
     @cached_property
     def detail(self) -> StepDetail:
@@ -71,7 +76,10 @@ class StepView:
 
 
 def step_view(run: OpenRun, profile: str, scope: Scope, index: int,
-              diagram: ArrowDiagram | None = None) -> StepView:
+              diagram: ArrowDiagram | None = None,
+              said_here: Sequence[LikelyCause] = ()) -> StepView:
     """The view of step ``index`` of ``scope`` (which must have steps) under
-    ``profile``; ``diagram`` is the scope's, if the caller keeps one."""
-    return StepView(run, profile, scope, index, diagram)
+    ``profile``; ``diagram`` is the scope's, if the caller keeps one;
+    ``said_here`` the likely causes linked to this step (its headline names
+    their framework verdicts)."""
+    return StepView(run, profile, scope, index, diagram, said_here)

@@ -21,7 +21,7 @@ from lens.scopes import ROOT, Scope, ScopeIndex, encode_path
 from lens.step_view import step_view
 from lens.text import markdown_literal
 from lens_ui import session
-from lens_ui.evidence_tabs import backtrack_tab, search_tab
+from lens_ui.evidence_tabs import backtrack_tab, causes_here, search_tab
 from lens_ui.panel_guard import guarded_panel
 from lens_ui.route_panel import route_panel
 from lens_ui.runs import LoadedRun
@@ -181,7 +181,8 @@ def _steps(run: LoadedRun, profile: str, scopes: ScopeIndex, scope: Scope, index
     # beside a detail pane that scrolls on its own, so reading the detail never
     # scrolls the slider or the diagram out of view.
     controls = st.container()
-    view = step_view(run.run, profile, scope, index, diagram=run.diagram(profile, scope.path))
+    view = step_view(run.run, profile, scope, index, diagram=run.diagram(profile, scope.path),
+                     said_here=causes_here(run, steps, index))
     # Sent before everything above and below it: the browser applies what the
     # server sends in order, so the step's label shows after a handful of small
     # messages instead of after the breadcrumb, switch and controls.

@@ -33,6 +33,7 @@ call (the evidence index), how the run ended (:mod:`lens.evidence.outcome`).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -411,6 +412,23 @@ def integrity_line(index: EvidenceIndex) -> str | None:
     ledger = ledgers[-1]
     posture = f" (posture: {ledger.posture})" if ledger.posture else ""
     return f"Integrity checks{posture}: {ledger.summary}"
+
+
+def verdicts_told(index: EvidenceIndex, causes: Sequence[LikelyCause]) -> tuple[Finding, ...]:
+    """The framework verdicts that ``causes`` tell, in their order: what a
+    step's headline names after what happened. ``index.findings`` is in
+    event order, so each is found by bisection, not a scan."""
+    findings = index.findings
+    told: list[Finding] = []
+    for cause in causes:
+        if cause.severity != ERROR:
+            continue
+        for position in cause.events:
+            at = bisect_left(findings, position, key=lambda finding: finding.event_index)
+            if at < len(findings) and findings[at].event_index == position \
+                    and findings[at].kind == VERDICT:
+                told.append(findings[at])
+    return tuple(told)
 
 
 def causes_at_step(causes: Sequence[LikelyCause], position: int) -> tuple[LikelyCause, ...]:
