@@ -88,7 +88,7 @@ class _Side:
         self.events = run.recording.typed_events
         self.has_typed = run.recording.has_typed_stream
         self.ids = ProviderIds.collect(self.events)
-        self.served = ServedCalls(self.events)
+        self.served = ServedCalls(self.events, run.evidence)
         run_ids = run.recording.typed_run_ids
         self.locator = StepLocator(run.scopes(PROFILE), self.events, self.served.served_to,
                                    run_ids[-1] if len(run_ids) > 1 else None)

@@ -1,20 +1,22 @@
 """What each model call was served, slot by slot, and the first call served differently.
 
-Each ``context.injected`` / ``context.slot_composed`` event that carries
-``payload.slot`` fires one subflow below its model call (``sf-system-prompt``,
-``sf-messages``, ``sf-tools``…). It belongs to the next ``stream.llm_start``
-whose ``meta.subflowPath`` is the context event's path minus its last segment.
-A call's served context is, per slot, the ordered list of those events as
-(type, normalised payload) (normalised as in :mod:`lens.compare.events`).
+A call's served context is, per slot, the ordered list of the context events
+(``context.injected`` pieces and the ``context.slot_composed`` that closed
+the slot) composed for it since the previous call, as the evidence index
+(:mod:`recorders.evidence`) attributed them: the one reader of the typed
+stream, so compare and the step's served-context pane agree on what a call
+was served. A slot the call did not recompose (carried over from the
+previous call) has no events of its own here: two runs that recomposed
+different slots differ there.
 
 Calls are paired by their order among ``stream.llm_start`` events (0-based).
-The first pair whose per-slot lists differ is the first call served
-differently; its differing slots are listed in order of first appearance, A's
-slots first. When every pair matches but one run made more calls, its first
-extra call is reported (the other side's index None) with all of its slots.
+The first pair whose per-slot lists differ (as (type, normalised payload),
+:mod:`lens.compare.events`) is the first call served differently; its
+differing slots are listed in order of first appearance, A's slots first.
+When every pair matches but one run made more calls, its first extra call is
+reported (the other side's index None) with all of its slots.
 
-Built in one pass over a run's typed stream (:class:`ServedCalls`); comparing
-touches only the events of calls whose raw events differ.
+Comparing touches only the events of calls whose raw events differ.
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from recorders.catalogue import CONTEXT_INJECTED, CONTEXT_SLOT_COMPOSED, LLM_START
+from recorders.evidence import EvidenceIndex
+from recorders.evidence.records import SOURCE_TYPED
 from lens.compare.events import EventComparer
 
-CONTEXT_TYPES = frozenset({CONTEXT_INJECTED, CONTEXT_SLOT_COMPOSED})
+FRESH = "fresh"  # SlotComposition.origin of a slot composed for its call
 
 
 @dataclass(slots=True)
@@ -33,7 +36,6 @@ class ServedCall:
     """One model call: where it starts in the typed stream and its context events by slot."""
 
     start_index: int
-    subflow_path: tuple[str, ...]
     slots: dict[str, list[int]] = field(default_factory=dict)  # slot -> event indices
 
 
@@ -42,47 +44,34 @@ class ServedCalls:
 
     Also keeps, for each attributed context event, the index of the
     ``stream.llm_start`` it was served to (the step that shows a context
-    event is the step of that call).
+    event is the step of that call). An index built from the boundary log
+    (no typed model calls) has no served events.
     """
 
-    def __init__(self, events: Sequence[Any]) -> None:
+    def __init__(self, events: Sequence[Any], index: EvidenceIndex) -> None:
         self.events = events
         self.calls: list[ServedCall] = []
         self.served_to: dict[int, int] = {}  # context event index -> llm_start index
-        pending: dict[tuple[str, ...], dict[str, list[int]]] = {}
-        for index, event in enumerate(events):
-            kind = event.get("type") if isinstance(event, dict) else None
-            if kind in CONTEXT_TYPES:
-                slot = _slot(event)
-                path = _subflow_path(event)
-                if slot is not None and path:
-                    pending.setdefault(path[:-1], {}).setdefault(slot, []).append(index)
-            elif kind == LLM_START:
-                path = _subflow_path(event)
-                served = pending.pop(path, {})
-                for indices in served.values():
-                    for context_index in indices:
-                        self.served_to[context_index] = index
-                self.calls.append(ServedCall(index, path, served))
+        if index.source != SOURCE_TYPED:
+            return
+        for call in index.calls:
+            slots: list[tuple[str, list[int]]] = []
+            for name, composition in call.slots.items():
+                if composition.origin != FRESH:
+                    continue
+                served = [piece.event_index for piece in composition.pieces]
+                if composition.composed_event_index is not None:
+                    served.append(composition.composed_event_index)
+                if served:
+                    served.sort()
+                    slots.append((name, served))
+                    for position in served:
+                        self.served_to[position] = call.start_event_index
+            slots.sort(key=lambda named: named[1][0])  # in order of first appearance
+            self.calls.append(ServedCall(call.start_event_index, dict(slots)))
 
     def __len__(self) -> int:
         return len(self.calls)
-
-
-def _subflow_path(event: dict) -> tuple[str, ...]:
-    meta = event.get("meta")
-    path = meta.get("subflowPath") if isinstance(meta, dict) else None
-    if isinstance(path, list) and all(isinstance(p, str) for p in path):
-        return tuple(path)
-    return ()
-
-
-def _slot(event: dict) -> str | None:
-    payload = event.get("payload")
-    if not isinstance(payload, dict) or "slot" not in payload:
-        return None
-    slot = payload["slot"]
-    return slot if isinstance(slot, str) else repr(slot)
 
 
 @dataclass(frozen=True)
