@@ -163,6 +163,7 @@ def info_report(recording: Recording) -> dict[str, Any]:
         "unknownTypes": {**recording.unknown_typed_types, **recording.unknown_boundary_types},
         "structurePresent": recording.structure is not None,
         "gaps": [{"code": g.code, "message": g.message} for g in recording.gaps],
+        **({"audit": recording.audit.to_wire()} if recording.audit is not None else {}),
     }
 
 

@@ -39,6 +39,8 @@ from typing import Any
 
 from recorders import fast_parse
 from recorders.deep_parse import parsing
+from recorders.audit import (AUDIT_FORMAT, GENESIS_TYPE, AuditCheck, audit_gaps,
+                             is_audit_document, read_audit_bundle)
 from recorders.balance import BalanceReport, BalanceTracker
 from recorders.errors import ExpansionRefused, RecordingError
 from recorders.catalogue import LLM_END, LLM_START, TOOL_START
@@ -94,6 +96,7 @@ class Recording:
     # Snapshot members read and not kept (UNREAD_SNAPSHOT_KEYS found in the file), sorted.
     dropped_snapshot_keys: tuple[str, ...] = ()
     source_chars: int = 0  # characters of JSON text it was loaded from (0: built from objects)
+    audit: AuditCheck | None = None  # an audit bundle's hash-chain check (recorders/audit.py)
 
     @property
     def is_lean(self) -> bool:
@@ -168,7 +171,9 @@ def load_recording(data: bytes | bytearray | str, *, fast: bool = True) -> Recor
             halves = may_hold_lone_surrogates(text)
             document, dropped = _loads_kept(text)
             del text
-            if halves:  # the fast parse refuses them, so only this path meets them
+            # The fast parse refuses them, so only this path meets them. An audit
+            # bundle's hashes cover them as written: its reader mends after checking.
+            if halves and not is_audit_document(document):
                 mended = mend_lone_surrogates(document)
         else:
             del raw
@@ -450,6 +455,8 @@ def interpret(document: Any) -> Recording:
             "expected a recording object, an envelope or a list of boundary events; "
             f"found {describe(document)}"
         )
+    if is_audit_document(document):
+        return _from_audit_bundle(document)
     if "format" in document:
         return _from_envelope(document)
     if "snapshot" in document or "events" in document:
@@ -483,6 +490,30 @@ def _from_envelope(document: dict) -> Recording:
     recording.privacy = _optional_object(document, "privacy", "")
     recording.configuration = document.get("configuration")
     recording.gaps[:0] = _envelope_gaps(recording.run_info)
+    return recording
+
+
+def _from_audit_bundle(document: dict) -> Recording:
+    """An auditExport() bundle: its chain verified, its records a typed stream
+    (recorders/audit.py); lone surrogate halves mended only once the hashes are checked."""
+    bundle = read_audit_bundle(document)
+    recording = Recording(
+        source_kind="audit-bundle",
+        typed_events=bundle.typed_events,
+        boundary_events=[],
+        has_typed_stream=True,
+        has_boundary_log=False,
+        envelope_format=AUDIT_FORMAT,
+        producer={"agentfootprintVersion": bundle.library_version},
+        audit=bundle.check,
+    )
+    _validate_typed(recording, "records")
+    recording.unknown_typed_types.pop(GENESIS_TYPE, None)  # a chain record, known as such
+    recording.gaps.extend(audit_gaps(bundle))
+    recording.gaps.extend(_stream_gaps(recording, None))
+    mended = mend_lone_surrogates(recording.typed_events)
+    if mended:
+        recording.gaps.append(mended_gap(mended))
     return recording
 
 
