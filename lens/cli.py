@@ -10,6 +10,8 @@ Subcommands:
   differently (:mod:`lens.compare_command`).
 - ``archive index|runs|sql``: index a folder of saved runs and query it
   (:mod:`archive.commands`).
+- ``export recording|…``: a run written for someone else, redacted on request
+  (:mod:`lens.export_command`).
 
 Each further command registers itself in :data:`COMMANDS` with a function
 that adds its arguments and one that runs it. Output is JSON on stdout unless
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from recorders import cli as recorder_cli
-from lens import causes_command, compare_command
+from lens import causes_command, compare_command, export_command
 from archive import commands as archive_commands
 
 PROG = "footprint-lens"
@@ -48,6 +50,8 @@ COMMANDS: list[Command] = [
             compare_command.add_arguments, compare_command.run),
     Command(archive_commands.NAME, archive_commands.HELP, archive_commands.add_arguments,
             archive_commands.run),
+    Command(export_command.NAME, export_command.HELP, export_command.add_arguments,
+            export_command.run),
 ]
 
 
