@@ -44,6 +44,7 @@ them (an ``llm_end`` completes its ``llm_start``'s call).
 from __future__ import annotations
 
 import math
+from copy import copy
 from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
@@ -262,6 +263,10 @@ def _tool_call_id(value: Any) -> str | None:
 class _Builder:
     """The one forward pass. Each handler does O(1) work per event."""
 
+    # Handlers complete records through this (a subclass that publishes
+    # snapshots while folding notes what changed).
+    _fill = staticmethod(_fill)
+
     def __init__(self) -> None:
         self.calls: list[ModelCall] = []
         self.tools: list[ToolCall] = []
@@ -281,6 +286,8 @@ class _Builder:
         self.served_in: dict[int, list[int]] = {}  # entry position -> calls served it
         self.fatal: list[tuple[Any, str, int]] = []
         self.findings: list[Finding] = []
+        # Positions in ``findings`` placed only once the pass is over (error.fatal, no meta).
+        self.late_findings: list[int] = []
         self.ledgers: list[IntegrityLedger] = []
         self.memory: list[MemoryServed] = []
         self.memory_pending: dict[ScopeKey, list[MemoryServed]] = {}
@@ -405,7 +412,7 @@ class _Builder:
         if tool is None and state.open_tools:
             tool = next(reversed(state.open_tools.values()))
         if tool is not None:
-            _fill(tool, notes=tool.notes + (note,))
+            self._fill(tool, notes=tool.notes + (note,))
         else:
             state.notes.append(note)
         if short == _SKILL_REJECTED_NOTE and isinstance(payload, dict):
@@ -431,6 +438,8 @@ class _Builder:
             call, tool, placed_by = self._place(fields, key)
         else:
             call, tool, placed_by = None, None, BY_FINAL_ANSWER
+        if not meta or entry.name == ERROR_FATAL:
+            self.late_findings.append(len(self.findings))
         self.findings.append(_new_finding(Finding, (
             entry.name, kind, payload, position, number_or_none(meta.get("wallClockMs")),
             key[0] if meta else None, key[1], bool(meta), call, tool, placed_by)))
@@ -656,7 +665,7 @@ class _Builder:
             turn_index=state.turn.turn_index if state.turn is not None else None,
         )
         if rid is None or call.model is None or call.provider is None or call.ts_start is None:
-            _fill(call, missing=tuple(name for name, value in (
+            self._fill(call, missing=tuple(name for name, value in (
                 ("runtimeStageId", rid), ("model", call.model), ("provider", call.provider),
                 ("wallClockMs", call.ts_start)) if value is None))
         if state.open_call is not None:
@@ -670,7 +679,7 @@ class _Builder:
         self.calls.append(call)
         if self.memory_pending:
             for served in self.memory_pending.pop(key, ()):
-                _fill(served, served_to=call.id)
+                self._fill(served, served_to=call.id)
         if rid is not None:
             self.calls_by_stage.setdefault(rid, []).append(call.id)
         for composition in slots.values():
@@ -680,9 +689,10 @@ class _Builder:
                 if piece.content is not None:
                     self._served_entry(piece, key, call.id)
 
-    def _served_entry(self, piece: Piece, key: ScopeKey, call_id: int) -> None:
+    def _served_entry(self, piece: Piece, key: ScopeKey, call_id: int) -> int:
         """Count ``piece`` (which has text) as served to ``call_id``: one search
-        entry per distinct piece of a scope, listing every call it was served in."""
+        entry per distinct piece of a scope, listing every call it was served in.
+        Returns that entry's position."""
         piece_key = piece.key
         dedupe = (key, piece.slot, piece_key, piece.content)
         at = self.served.get(dedupe)
@@ -704,6 +714,7 @@ class _Builder:
                 self.entries.append(SearchEntry("injection reason", piece.reason, call=call_id,
                                                 event_index=piece.event_index, ts=piece.ts,
                                                 label=piece.source or ""))
+        return at
 
     def on_llm_end(self, position: int, p: dict, meta: dict) -> None:
         key = self._scope_key(meta)
@@ -729,7 +740,7 @@ class _Builder:
                             ("durationMs", duration_ms), ("toolCallCount", tool_call_count)):
             if value is None:
                 missing.append(name)
-        _fill(call, ended=True, end_event_index=position,
+        self._fill(call, ended=True, end_event_index=position,
               ts_end=number_or_none(meta.get("wallClockMs")), output=output, usage=usage,
               stop_reason=stop_reason, duration_ms=duration_ms,
               tool_call_count=tool_call_count, missing=tuple(missing))
@@ -806,7 +817,7 @@ class _Builder:
         duration_ms = number_or_none(p.get("durationMs"))
         if duration_ms is None:
             missing.append("durationMs")
-        _fill(tool, ended=True, end_event_index=position,
+        self._fill(tool, ended=True, end_event_index=position,
               ts_end=number_or_none(meta.get("wallClockMs")),
               result=p.get("result") if "result" in p else tool.result,
               error=error if isinstance(error, bool) else False, duration_ms=duration_ms,
@@ -840,14 +851,14 @@ class _Builder:
             return
         final = str_or_none(p.get("finalContent"))
         last = state.last_ended
-        _fill(turn, final_content=final)
+        self._fill(turn, final_content=final)
         if last is not None and (final is None or last.output == final):
-            _fill(turn, final_call=last.id)
+            self._fill(turn, final_call=last.id)
 
     def on_route_decided(self, position: int, p: dict, meta: dict) -> None:
         state = self._state(self._scope_key(meta))
         if state.last_ended is not None:
-            _fill(state.last_ended, route=p)
+            self._fill(state.last_ended, route=p)
         rationale = p.get("rationale")
         if isinstance(rationale, str):
             self.entries.append(SearchEntry(
@@ -872,19 +883,22 @@ class _Builder:
                                         ts=number_or_none(meta.get("wallClockMs")),
                                         label=_FATAL_LABEL))
 
-    def _place_late_findings(self, fatal_calls: dict[int, int], shown_run: Any) -> None:
-        """Findings placed only once the pass is over: an ``error.fatal`` on the
-        call it failed, and an event without meta on the run's final answer."""
+    def _place_late_findings(self, findings: list[Finding], calls: list[ModelCall],
+                             fatal_calls: dict[int, int], shown_run: Any) -> None:
+        """Findings placed only once the pass is over, replaced in ``findings``:
+        an ``error.fatal`` on the call it failed, and an event without meta on
+        the run's final answer (among ``calls``)."""
         final = None
-        for at, finding in enumerate(self.findings):
+        for at in self.late_findings:
+            finding = findings[at]
             if finding.type == ERROR_FATAL and finding.event_index in fatal_calls:
-                self.findings[at] = finding._replace(call=fatal_calls[finding.event_index],
-                                                     tool=None, placed_by=BY_OPEN_CALL)
+                findings[at] = finding._replace(call=fatal_calls[finding.event_index],
+                                                tool=None, placed_by=BY_OPEN_CALL)
             elif not finding.has_meta:
                 if final is None:
-                    final = _final_answer_call(self.calls, shown_run) or False
-                self.findings[at] = (finding._replace(call=final.id) if final
-                                     else finding._replace(placed_by=BY_NOTHING))
+                    final = _final_answer_call(calls, shown_run) or False
+                findings[at] = (finding._replace(call=final.id) if final
+                                else finding._replace(placed_by=BY_NOTHING))
 
     # ── finish ──
     def finish(self, source: str, boundary_llm: set[tuple[str, float]], *, lean: bool,
@@ -917,7 +931,7 @@ class _Builder:
         agent_runs = tuple(r for r in run_ids if r != CONSUMER_SCOPE) or run_ids
         several_runs = len(agent_runs) > 1
         shown_run = agent_runs[-1] if several_runs else None
-        self._place_late_findings(fatal_calls, shown_run)
+        self._place_late_findings(self.findings, self.calls, fatal_calls, shown_run)
         notices = _notices(source, lean=lean, has_typed_stream=has_typed_stream,
                            complete=complete, run_ids=agent_runs,
                            typed_gaps=_typed_gaps(self.calls, self.tools, self.summary_only
@@ -983,6 +997,247 @@ _HANDLERS = {
 # cutting the prefix off every event's type; the boundary-only fallback
 # hands short names (_BOUNDARY_AS_TYPED), and other callers may too.
 _HANDLERS.update({short_name(name): handler for name, handler in list(_HANDLERS.items())})
+
+
+class EvidenceBuilder:
+    """An evidence index that grows with a typed stream being written.
+
+    :meth:`feed` folds events one at a time, exactly as
+    :func:`build_from_events` does (positions continue from the last feed);
+    :meth:`snapshot` gives the :class:`EvidenceIndex` of everything fed so
+    far, equal to the complete build over the same events (a typed stream
+    alone: an event stream has no boundary log). Work per feed is
+    proportional to the events fed; a snapshot copies only the records that
+    changed since the last one (plus the open calls it marks as not ended),
+    so every index it gives stays as it was when taken, shared or not.
+    """
+
+    def __init__(self, *, lean: bool = False, complete: bool | None = None) -> None:
+        self._fold = _GrowingBuilder()
+        self._lean, self._complete = lean, complete
+        self.events_fed = 0
+        self._saw_llm_start = False
+        # Stage positions, as stage_events indexes a typed stream of one run.
+        self._typed_at: dict[str, list[int]] = {}
+        self._first_ts: dict[str, float] = {}
+        self._stages_dirty: set[str] = set()
+        self._typed_at_shown: dict[str, tuple[int, ...]] = {}
+        # What the last snapshot published, reused while unchanged.
+        self._calls: list[ModelCall] = []
+        self._tools: list[ToolCall] = []
+        self._turns: list[Turn] = []
+        self._memory: list[MemoryServed] = []
+        self._entries: list[SearchEntry] = []
+        self._calls_by_stage: dict[str, tuple[int, ...]] = {}
+        self._tools_by_stage: dict[str, tuple[int, ...]] = {}
+        self._last: EvidenceIndex | None = None
+        self._last_fed = -1
+
+    # ── folding ──
+    def feed(self, events: Iterable[Any]) -> None:
+        """Fold ``events`` (as a file holds them: anything may be malformed)."""
+        fold = self._fold
+        typed_at, first_ts, dirty = self._typed_at, self._first_ts, self._stages_dirty
+        position = self.events_fed
+        for event in events:
+            fold.feed_typed(position, event)
+            if isinstance(event, dict):
+                if not self._saw_llm_start and event.get("type") == LLM_START:
+                    self._saw_llm_start = True
+                meta = event.get("meta")
+                rid = meta.get("runtimeStageId") if isinstance(meta, dict) else None
+                if isinstance(rid, str):
+                    typed_at.setdefault(rid, []).append(position)
+                    dirty.add(rid)
+                    if rid not in first_ts:
+                        ts = number_or_none(meta.get("wallClockMs"))
+                        if ts is not None:
+                            first_ts[rid] = ts
+            position += 1
+        self.events_fed = position
+
+    # ── what is known now, without a snapshot ──
+    @property
+    def model_calls(self) -> int:
+        """Model calls started so far."""
+        return len(self._fold.calls)
+
+    @property
+    def tool_calls(self) -> int:
+        return len(self._fold.tools)
+
+    @property
+    def failed_tool_calls(self) -> int:
+        return self._fold.failed_tools
+
+    def open_calls(self) -> tuple[ModelCall | ToolCall, ...]:
+        """The model and tool calls started and not (yet) ended, in start order
+        (live records: read them now, do not keep them)."""
+        scopes = self._fold.scopes.values()
+        calls = [state.open_call for state in scopes if state.open_call is not None]
+        tools = [tool for state in scopes for tool in state.open_tools.values()]
+        return tuple(sorted(calls + tools, key=lambda r: r.start_event_index or 0))
+
+    # ── snapshot ──
+    def snapshot(self, typed_events: list | None = None) -> EvidenceIndex:
+        """The index of everything fed so far. ``typed_events`` is the list the
+        index's stage table refers to (the events fed, as the caller keeps
+        them); the same index is returned while nothing new was fed."""
+        if self._last is not None and self._last_fed == self.events_fed and (
+                typed_events is None or typed_events is self._last.stages.typed_events):
+            return self._last
+        fold = self._fold
+        self._publish()
+        calls = list(self._calls)
+        # Finishing touches of this moment, on copies (the fold goes on).
+        fatal_calls: dict[int, int] = {}
+        for run, text, position in fold.fatal:
+            for state in fold.scopes.values():
+                call = state.open_call
+                if call is not None and call.run_id == run:
+                    calls[call.id] = _with(calls[call.id], failure=text,
+                                           failure_event_index=position)
+                    fatal_calls[position] = call.id
+        for call_id in fold.unended:
+            call = calls[call_id]
+            calls[call_id] = _with(call, missing=fold.calls[call_id].missing + ("llm_end",))
+        run_ids = tuple(r for r in fold.run_ids if r is not None) or tuple(fold.run_ids)
+        agent_runs = tuple(r for r in run_ids if r != CONSUMER_SCOPE) or run_ids
+        several_runs = len(agent_runs) > 1
+        shown_run = agent_runs[-1] if several_runs else None
+        findings = list(fold.findings)
+        fold._place_late_findings(findings, calls, fatal_calls, shown_run)
+        tools = self._tools
+        source = SOURCE_TYPED if self._saw_llm_start else SOURCE_NONE
+        notices = _notices(source, lean=self._lean, has_typed_stream=True,
+                           complete=self._complete, run_ids=agent_runs,
+                           typed_gaps=_typed_gaps(calls, tools, fold.summary_only
+                                                  + fold.no_text),
+                           has_boundary=False, fatal=fold.fatal)
+        events = typed_events if typed_events is not None else []
+        if several_runs:
+            stages = stage_events([], events, shown_run, several_runs=True)
+        else:
+            shown = self._typed_at_shown = dict(self._typed_at_shown)
+            for rid in self._stages_dirty:
+                shown[rid] = tuple(self._typed_at[rid])
+            self._stages_dirty = set()
+            stages = StageEvents([], events, boundary_at={}, typed_at=shown,
+                                 first_ts=dict(self._first_ts))
+        self._last = EvidenceIndex(
+            source=source, calls=tuple(calls), tool_calls=tuple(tools),
+            turns=tuple(self._turns), search_entries=tuple(self._entries),
+            notices=tuple(notices), anomalies=tuple(fold.anomalies), run_ids=run_ids,
+            lean=self._lean, stages=stages, shown_run=shown_run,
+            findings=tuple(findings), integrity=tuple(fold.ledgers),
+            memory=tuple(self._memory), calls_by_stage=self._calls_by_stage,
+            tools_by_stage=self._tools_by_stage)
+        self._last_fed = self.events_fed
+        return self._last
+
+    def _publish(self) -> None:
+        """Copy the records new or changed since the last snapshot into the
+        published lists (the fold's own records go on changing)."""
+        fold = self._fold
+        touched, fold.touched = fold.touched, {}
+        calls, tools, turns, memory = self._calls, self._tools, self._turns, self._memory
+        for record in touched.values():
+            kind = record.__class__
+            if kind is ModelCall:
+                if record.id < len(calls):
+                    calls[record.id] = fold.published_call(record)
+            elif kind is ToolCall:
+                if record.id < len(tools):
+                    tools[record.id] = copy(record)
+            elif kind is Turn:
+                at = fold.turn_at.get(id(record))
+                if at is not None and at < len(turns):
+                    turns[at] = copy(record)
+            elif kind is MemoryServed:
+                at = fold.memory_at.get(id(record))
+                if at is not None and at < len(memory):
+                    memory[at] = copy(record)
+        for call_id in fold.asked_since:
+            if call_id < len(calls):
+                calls[call_id] = fold.published_call(fold.calls[call_id])
+        fold.asked_since = set()
+        new_calls = fold.calls[len(calls):]
+        calls.extend(fold.published_call(call) for call in new_calls)
+        fold.unended.update((call.id, None) for call in new_calls if not call.ended)
+        new_tools = fold.tools[len(tools):]
+        tools.extend(copy(tool) for tool in new_tools)
+        for at in range(len(turns), len(fold.turns)):
+            fold.turn_at[id(fold.turns[at])] = at
+            turns.append(copy(fold.turns[at]))
+        for at in range(len(memory), len(fold.memory)):
+            fold.memory_at[id(fold.memory[at])] = at
+            memory.append(copy(fold.memory[at]))
+        entries = self._entries
+        entries.extend(fold.entries[len(entries):])
+        for at in fold.served_since:
+            entries[at] = replace(fold.entries[at], served_in=tuple(fold.served_in[at]))
+        fold.served_since = set()
+        if new_calls:
+            by_stage = self._calls_by_stage = dict(self._calls_by_stage)
+            for rid in dict.fromkeys(call.runtime_stage_id for call in new_calls):
+                if rid is not None:
+                    by_stage[rid] = tuple(fold.calls_by_stage[rid])
+        if new_tools:
+            by_stage = self._tools_by_stage = dict(self._tools_by_stage)
+            for tool in new_tools:
+                if tool.runtime_stage_id is not None:
+                    by_stage[tool.runtime_stage_id] = by_stage.get(
+                        tool.runtime_stage_id, ()) + (tool.id,)
+
+
+def _with(record: Any, **fields: Any) -> Any:
+    """A copy of a frozen record with ``fields`` changed."""
+    record = copy(record)
+    _fill(record, **fields)
+    return record
+
+
+class _GrowingBuilder(_Builder):
+    """The forward pass, noting what each event changed for
+    :class:`EvidenceBuilder`'s snapshots."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.touched: dict[int, Any] = {}   # id(record) -> record completed since the snapshot
+        self.asked_since: set[int] = set()  # calls that asked for a tool since the snapshot
+        self.served_since: set[int] = set()  # entries served to a call since the snapshot
+        # Published model calls not ended, in order; records' positions by id().
+        self.unended: dict[int, None] = {}
+        self.turn_at: dict[int, int] = {}
+        self.memory_at: dict[int, int] = {}
+        self.failed_tools = 0
+
+    def _fill(self, record: Any, **fields: Any) -> None:  # type: ignore[override]
+        _fill(record, **fields)
+        self.touched[id(record)] = record
+        if fields.get("ended") is True:
+            if record.__class__ is ModelCall:
+                self.unended.pop(record.id, None)
+            elif fields.get("error") is True:
+                self.failed_tools += 1
+
+    def _ask(self, asker: ModelCall | None, tool: ToolCall) -> None:
+        super()._ask(asker, tool)
+        if asker is not None:
+            self.asked_since.add(asker.id)
+
+    def _served_entry(self, piece: Piece, key: ScopeKey, call_id: int) -> int:
+        at = super()._served_entry(piece, key, call_id)
+        self.served_since.add(at)
+        return at
+
+    def published_call(self, call: ModelCall) -> ModelCall:
+        """A copy of ``call`` with the tool calls it asked for so far."""
+        asked = self.asked.get(call.id)
+        published = copy(call)
+        if asked:
+            _fill(published, tool_calls=tuple(asked))
+        return published
 
 
 def _typed_gaps(calls: list[ModelCall], tools: list[ToolCall], pieces_without_text: int
