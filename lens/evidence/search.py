@@ -16,7 +16,8 @@ from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from recorders.catalogue import VERDICT, event_type
+from recorders.catalogue import (CONTEXT, CONTEXT_FAMILY, LLM_TOKEN, THINKING_DELTA,
+                                 VERDICT, event_type)
 from recorders.evidence import SOURCE_BOUNDARY, EvidenceIndex, SearchEntry, StepMap
 # The same clipping as every other search text (a value's leaves, one line
 # each, up to the index's line cap).
@@ -28,6 +29,12 @@ SNIPPET_RADIUS = 80        # characters either side of a search match
 ELLIPSIS = "…"             # where a snippet cuts its value
 FRAMEWORK_VERDICT = "framework verdict"   # a finding's words, as a search text's kind
 FRAMEWORK_WARNING = "framework warning"
+FRAMEWORK_EVENT = "framework event"       # any other catalogued event's words
+# Not searched one by one: a token or a reasoning delta is a piece of a text
+# the call's end carries whole (its answer, its reasoning in thinking_end);
+# the context family's events are the served context's own pieces and slots.
+UNSEARCHED_TYPES = frozenset({LLM_TOKEN, THINKING_DELTA})
+UNSEARCHED_FAMILIES = frozenset({CONTEXT_FAMILY})
 
 
 @dataclass(frozen=True)
@@ -113,11 +120,13 @@ _SEARCHABLE: dict[int, tuple[SearchEntry, ...]] = {}
 
 def searchable_entries(index: EvidenceIndex) -> tuple[SearchEntry, ...]:
     """Every text Search matches: the index's own, then the words of each
-    framework verdict and warning (:func:`finding_entries`). Made once per index."""
+    framework verdict and warning (:func:`finding_entries`), then those of the
+    framework's other events (:func:`event_entries`). Made once per index."""
     key = id(index)
     entries = _SEARCHABLE.get(key)
     if entries is None:
-        entries = _SEARCHABLE[key] = tuple(index.search_entries) + finding_entries(index)
+        own = tuple(index.search_entries) + finding_entries(index)
+        entries = _SEARCHABLE[key] = own + event_entries(index, own)
         weakref.finalize(index, _SEARCHABLE.pop, key, None)
     return entries
 
@@ -131,6 +140,36 @@ def finding_entries(index: EvidenceIndex) -> tuple[SearchEntry, ...]:
     searchable = {entry.event_index for entry in index.search_entries}
     return tuple(_finding_entry(finding) for finding in index.findings
                  if finding.event_index not in searchable)
+
+
+def event_entries(index: EvidenceIndex, told: tuple[SearchEntry, ...]) -> tuple[SearchEntry, ...]:
+    """One search text per catalogued context event that no text in ``told``
+    comes from (a handoff, a cost tick, an evaluation's score, a credential
+    fetched, an artifact minted, a Loop's pass, an agent's route choice…):
+    its type and the catalogue's explaining fields, so Search finds it under
+    its family and links to the step at its time. Read from the index's own
+    table of typed events, once per index, like every search text."""
+    if index.source == SOURCE_BOUNDARY:
+        return ()
+    searchable = {entry.event_index for entry in told}
+    made: list[SearchEntry] = []
+    for position, event in enumerate(index.stages.typed_events):
+        if position in searchable or not isinstance(event, dict):
+            continue
+        entry = event_type(event.get("type"))
+        if entry is None or entry.kind != CONTEXT or entry.name in UNSEARCHED_TYPES \
+                or entry.family in UNSEARCHED_FAMILIES:
+            continue
+        payload = event.get("payload")
+        payload = payload if isinstance(payload, dict) else {}
+        lines = [entry.short] + [f"{name}: {clipped_search_text(payload[name])}"
+                                 for name in entry.explaining if payload.get(name) is not None]
+        meta = event.get("meta")
+        ts = meta.get("wallClockMs") if isinstance(meta, dict) else None
+        made.append(SearchEntry(FRAMEWORK_EVENT, "\n".join(lines), event_index=position,
+                                ts=ts if isinstance(ts, (int, float)) and not isinstance(ts, bool)
+                                else None, label=entry.short))
+    return tuple(made)
 
 
 def _finding_entry(finding) -> SearchEntry:

@@ -12,6 +12,8 @@ and the step detail's list of the step's events.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from lens.evidence.causes import likely_causes
@@ -83,6 +85,36 @@ def test_every_type_reaches_a_view_other_than_raw_events(entry):
     run = open_run(_with_event(event, AT))
     assert run.recording.typed_events[AT]["type"] == entry.name
     assert homes(run, entry, AT), f"{entry.short} is shown only on the raw events page"
+
+
+# A token or a reasoning delta is a piece of a text that the call's end
+# carries whole (its answer; its reasoning, in thinking_end): the pieces are
+# listed with their step, the whole is what Search and the call show.
+PIECES = {catalogue.LLM_TOKEN, catalogue.THINKING_DELTA}
+# A slot's composition and the skill evaluation belong to the next call's
+# served context; an event put in beside a real one is superseded by it, so
+# these two are checked on the real events of the host recording instead.
+SERVED = {catalogue.CONTEXT_SLOT_COMPOSED, catalogue.CONTEXT_EVALUATED}
+
+
+@pytest.mark.parametrize("entry", [t for t in catalogue.EVENT_TYPES
+                                   if t.name not in PIECES | SERVED], ids=lambda t: t.short)
+def test_every_type_reaches_a_view_beyond_its_steps_event_list(entry):
+    """The step's list of events is a place a person has to know to look: each
+    type is also a finding, a cause, a Search text under its family, a mark,
+    a part of a call's record or of its served context."""
+    event = {"type": entry.name, "payload": minimal_payload(entry),
+             "meta": dict(HOST["events"][START]["meta"])}
+    run = open_run(_with_event(event, AT))
+    assert set(homes(run, entry, AT)) - {"step detail"}, entry.short
+
+
+@pytest.mark.parametrize("name", sorted(SERVED))
+def test_slot_compositions_and_evaluations_are_served_context(name):
+    run = open_run(json.dumps(HOST).encode())
+    positions = [i for i, e in enumerate(run.recording.typed_events) if e["type"] == name]
+    assert positions
+    assert all(_served(run.evidence, at) for at in positions)
 
 
 def test_every_verdict_and_warning_type_is_a_finding_and_a_likely_cause():

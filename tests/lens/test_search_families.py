@@ -24,10 +24,13 @@ def test_each_hit_of_a_family_filter_comes_from_an_event_of_that_family():
     every = search(run.evidence, FLIGHT)
     streamed = search(run.evidence, FLIGHT, families=["stream"])
     served = search(run.evidence, FLIGHT, families=["context"])
-    assert streamed.total and served.total
-    assert streamed.total + served.total == every.total  # here no other family holds it
+    answered = search(run.evidence, FLIGHT, families=["agent"])
+    assert streamed.total and served.total and answered.total
+    assert streamed.total + served.total + answered.total == every.total  # no other family holds it
     assert {h.kind for h in served.hits} == {"message"}
     assert "message" not in {h.kind for h in streamed.hits}
+    # The turn's end carries the answer: found as the framework event it is.
+    assert [(h.kind, h.label) for h in answered.hits] == [("framework event", "agent.turn_end")]
 
 
 def test_the_families_offered_are_those_of_the_runs_texts_with_their_counts():
