@@ -53,7 +53,8 @@ EXPORTS: list[ExportKind] = [
                "lens.share.recording_export"),
     ExportKind("html", "one self-contained HTML page of the run that opens from disk with "
                "no server and no network", "lens.export_html"),
-    # H-otlp: ExportKind("otlp", …, "lens.share.otlp")
+    ExportKind("otlp", "the run as OpenTelemetry spans (OTLP/JSON, GenAI conventions) for a "
+               "tracing tool; contents only with --content", "lens.export_otlp"),
 ]
 
 

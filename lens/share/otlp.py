@@ -1,0 +1,710 @@
+"""The run as OpenTelemetry spans: one OTLP/JSON document for tracing tools.
+
+:func:`otlp_document` turns an open run into ``{"resourceSpans": [...]}`` as
+an OTLP/HTTP JSON body (hex trace and span ids, nanosecond times as strings,
+enums as numbers), following the OpenTelemetry GenAI semantic conventions and
+the shape agentfootprint's own OpenTelemetry adapter (``otelObservability``,
+9.62) gives a live run, so a team sees the same tree from both:
+
+- each run of the recording (a ``meta.runId`` with calls) is a root span of
+  its top-level primitive; every execution of a primitive inside it (Agent,
+  LLMCall, Sequence, Parallel, Conditional, Loop) is a child span of the one
+  it ran in. An Agent is ``invoke_agent <name>`` (``gen_ai.operation.name``
+  ``invoke_agent``, ``gen_ai.agent.name``, its calls' token totals); any other
+  primitive is ``<Kind> <name>`` with ``agentfootprint.scope.kind``;
+- an Agent's iteration is ``iteration:<n>``, holding that iteration's model
+  call and the tool calls it asked for, as the adapter nests them;
+- a model call is ``chat <model>`` (client kind): ``gen_ai.request.model``,
+  ``gen_ai.provider.name`` (and the older ``gen_ai.system``),
+  ``gen_ai.usage.input_tokens`` / ``output_tokens`` and the cache counts where
+  recorded, ``gen_ai.response.finish_reasons``; a call that crashed has ERROR
+  status with the error text, and so has its run's root span;
+- a tool call is ``execute_tool <name>``: ``gen_ai.tool.name``,
+  ``gen_ai.tool.call.id``; a failed one has ERROR status, ``error.type`` and
+  its error text as the status message;
+- the framework's verdicts and warnings (the evidence index's findings) are
+  span events named by their event type, on the tool call, model call or run
+  they belong to, with the catalogue's family and meaning and the event's own
+  explaining fields (``agentfootprint.<domain>.<field>``); integrity ledgers
+  are events on their run's root span.
+
+Contents are opt-in, as the conventions make them: only with ``content=True``
+do spans carry ``gen_ai.system_instructions``, ``gen_ai.input.messages``,
+``gen_ai.output.messages``, ``gen_ai.tool.call.arguments`` and
+``gen_ai.tool.call.result``; without it a tool span says only its arguments'
+key names and its result's type, like the adapter. A redactor, when given,
+masks every text of the finished document (names, attribute values, event
+attributes, status messages); ids, keys and times are not text of the run.
+
+Ids are deterministic: the trace id from the run id, each span id from the
+trace id and the span's place (a call's or tool call's position in the
+evidence index, a scope's path and execution number), so exporting the same
+file twice gives the same bytes.
+
+What this owns: the span tree and its attributes. What it does not: finding
+calls, tool calls and verdicts (the evidence index), the scopes' kinds (the
+lens projection), masking (:mod:`lens.share.redaction`), files and arguments
+(:mod:`lens.export_otlp`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
+
+from recorders.evidence import MESSAGES, SYSTEM_PROMPT, ModelCall, ToolCall
+from recorders.values import ROOT_PATH, is_number, json_text
+
+if TYPE_CHECKING:
+    from lens.run import OpenRun
+
+# OTLP enums (numbers in OTLP/JSON).
+SPAN_KIND_INTERNAL = 1
+SPAN_KIND_CLIENT = 3
+STATUS_ERROR = 2
+
+SCOPE_NAME = "footprint-lens"
+# The adapter lists at most this many argument names (texts are never cut here:
+# a secret cut in two would escape its mask).
+MAX_LIST_ITEMS = 20
+
+# Lens's scope kinds (lower case) as the framework names its primitives.
+_PRIMITIVE = {"agent": "Agent", "llmcall": "LLMCall", "sequence": "Sequence",
+              "parallel": "Parallel", "conditional": "Conditional", "loop": "Loop"}
+AGENT = "agent"
+LLMCALL = "llmcall"
+LOOP = "loop"
+# Cache token counts as providers spell them in a recorded ``usage``.
+_CACHE_READ_KEYS = ("cacheRead", "cacheReadTokens", "cache_read_input_tokens",
+                    "cacheReadInputTokens")
+_CACHE_WRITE_KEYS = ("cacheWrite", "cacheWriteTokens", "cache_creation_input_tokens",
+                     "cacheCreationInputTokens")
+
+__all__ = ["otlp_document", "SCOPE_NAME"]
+
+
+def otlp_document(open_run: OpenRun, *, content: bool = False,
+                  redactor: Any = None) -> dict[str, Any]:
+    """The run as one OTLP/JSON ``ExportTraceServiceRequest`` body (see the module doc).
+
+    ``redactor`` is a :class:`lens.share.redaction.Redactor`: every text of the
+    document goes through its ``redact`` (texts are never cut, so a secret is
+    whole when it is masked).
+    """
+    spans = _TraceBuilder(open_run, content).build()
+    document = _wire(open_run, spans)
+    if redactor is not None:
+        document = _masked(document, redactor)
+    return document
+
+
+# ─── The span tree ─────────────────────────────────────────────────────
+
+
+@dataclass(eq=False)
+class _Span:
+    key: str                       # its place in the run: hashed into its id
+    name: str
+    kind: int
+    parent: _Span | None
+    attributes: dict[str, Any] = field(default_factory=dict)
+    start_ms: float | None = None
+    end_ms: float | None = None
+    events: list[tuple[str, float | None, dict[str, Any]]] = field(default_factory=list)
+    error: str | None = None       # ERROR status with this message
+    calls: list[ModelCall] = field(default_factory=list)  # model calls directly inside
+    unrecorded: list[str] = field(default_factory=list)   # times the recording lacks
+
+
+@dataclass(eq=False)
+class _Execution:
+    """One execution of a scope in one run: its span, and what ran in it."""
+
+    span: _Span
+    kind: str | None
+    parent: _Execution | None
+    children_seen: set[tuple[str, ...]] = field(default_factory=set)
+    last_iteration: int | None = None
+    turn_index: int | None = None
+    calls: int = 0
+    loop_iteration: int = 0
+
+
+class _TraceBuilder:
+    """Builds the spans of one run in one pass over its calls and tool calls."""
+
+    def __init__(self, open_run: OpenRun, content: bool) -> None:
+        self.evidence = open_run.evidence
+        self.content = content
+        self.scopes = _scope_kinds(open_run)
+        self.spans: list[_Span] = []
+        self.roots: dict[Any, _Execution] = {}
+        self.open: dict[tuple[Any, tuple[str, ...]], _Execution] = {}
+        self.executions_of: dict[tuple[Any, tuple[str, ...]], int] = {}
+        self.call_spans: dict[int, _Span] = {}
+        self.call_holders: dict[int, _Span] = {}  # the span a call's tools go under
+        self.tool_spans: dict[int, _Span] = {}
+        self._chains: dict[tuple[str, ...], tuple[tuple[str, ...], ...]] = {}
+
+    # ── the pass ──
+
+    def build(self) -> list[_Span]:
+        records: list[tuple[int, int, Any]] = []
+        for call in self.evidence.calls:
+            records.append((call.start_event_index, 0, call))
+        for tool in self.evidence.tool_calls:
+            records.append((_tool_position(tool, self.evidence.calls), 1, tool))
+        records.sort(key=lambda r: (r[0], r[1], r[2].id))
+        for _, _, record in records:
+            if isinstance(record, ModelCall):
+                self._add_call(record)
+            else:
+                self._add_tool(record)
+        if not self.spans:
+            self._root(self.evidence.shown_run if self.evidence.shown_run is not None
+                       else (self.evidence.run_ids[-1] if self.evidence.run_ids else None), None)
+        self._add_findings()
+        self._add_integrity()
+        _settle_times(self.spans)
+        self._add_agent_totals()
+        return self.spans
+
+    def _add_call(self, call: ModelCall) -> None:
+        execution = self._execution_for(call.run_id, call.scope, call, call.composition_path)
+        holder = execution.span
+        if execution.kind == AGENT and call.iteration is not None:
+            holder = self._span(f"iteration|{call.id}", f"iteration:{call.iteration}",
+                                SPAN_KIND_INTERNAL, holder,
+                                {"agentfootprint.iteration.index": call.iteration,
+                                 "openinference.span.kind": "CHAIN"})
+        span = self._span(f"call|{call.id}", f"chat {call.model}" if call.model else "chat",
+                          SPAN_KIND_CLIENT, holder, _call_attributes(call))
+        span.start_ms, span.end_ms = call.ts_start, call.ts_end
+        if call.ts_end is None and call.ts_start is not None and is_number(call.duration_ms):
+            span.end_ms = call.ts_start + call.duration_ms
+        if call.failure is not None:
+            span.error = call.failure
+            span.attributes["error.type"] = "_OTHER"
+            root = self._run_root(execution)
+            if root.error is None:
+                root.error = call.failure
+        elif not call.ended:
+            span.attributes["agentfootprint.call.ended"] = False
+        if self.content:
+            span.attributes.update(_call_contents(call, self.evidence.tool_calls))
+        holder.calls.append(call)
+        self.call_spans[call.id] = span
+        self.call_holders[call.id] = holder
+
+    def _add_tool(self, tool: ToolCall) -> None:
+        holder = self.call_holders.get(tool.requested_by) if tool.requested_by is not None \
+            else None
+        if holder is None:
+            holder = self._execution_for(tool.run_id, tool.scope, None, None).span
+        name = tool.name if tool.name is not None else "tool"
+        attributes: dict[str, Any] = {"gen_ai.operation.name": "execute_tool",
+                                      "gen_ai.tool.name": name, "tool.name": name}
+        if tool.tool_call_id is not None:
+            attributes["gen_ai.tool.call.id"] = tool.tool_call_id
+        if tool.runtime_stage_id is not None:
+            attributes["agentfootprint.runtime_stage.id"] = tool.runtime_stage_id
+        if isinstance(tool.args, Mapping) and tool.args:
+            attributes["agentfootprint.tool.args.keys"] = _bounded_list(map(str, tool.args))
+        if tool.has_result:
+            attributes["agentfootprint.tool.result.type"] = _json_type(tool.result)
+        if not tool.ended:
+            attributes["agentfootprint.tool.ended"] = False
+        span = self._span(f"tool|{tool.id}", f"execute_tool {name}", SPAN_KIND_INTERNAL,
+                          holder, attributes)
+        span.start_ms, span.end_ms = tool.ts_start, tool.ts_end
+        if tool.ts_end is None and tool.ts_start is not None and is_number(tool.duration_ms):
+            span.end_ms = tool.ts_start + tool.duration_ms
+        if tool.failed:
+            span.error = _text_of(tool.result) if tool.has_result else "the tool failed"
+            attributes["error.type"] = "_OTHER"
+        if self.content:
+            if "args" not in tool.missing:
+                attributes["gen_ai.tool.call.arguments"] = _text_of(tool.args)
+            if tool.has_result:
+                attributes["gen_ai.tool.call.result"] = _text_of(tool.result)
+        self.tool_spans[tool.id] = span
+
+    # ── scopes and their executions ──
+
+    def _execution_for(self, run: Any, scope: tuple[str, ...], call: ModelCall | None,
+                       composition_path: tuple[str, ...] | None) -> _Execution:
+        """The execution a record of ``scope`` in ``run`` belongs to, opening new
+        executions where the record shows its scope (or an ancestor) ran again."""
+        root = self._root(run, composition_path)
+        chain = self._chain(scope)
+        if not chain:
+            if call is not None:
+                self._note_call(root, call)
+            return root
+        # Bottom up: does the innermost scope start again, and does that make
+        # its parents start again (a child that already ran in the parent's
+        # current execution means the parent ran again, unless it is a Loop)?
+        fresh = [False] * len(chain)
+        innermost = self.open.get((run, chain[-1]))
+        if call is not None and innermost is not None and self._runs_again(innermost, call):
+            fresh[-1] = True
+        for level in range(len(chain) - 1, -1, -1):
+            if not fresh[level]:
+                break
+            parent = self.open.get((run, chain[level - 1])) if level else root
+            if parent is None or chain[level] not in parent.children_seen:
+                break
+            if parent.kind == LOOP:
+                parent.loop_iteration += 1
+                parent.children_seen.clear()
+                break
+            fresh[level - 1] = True
+        # Top down: open what is fresh, missing, or open under an older parent.
+        parent = root
+        for level, path in enumerate(chain):
+            current = self.open.get((run, path))
+            if fresh[level] or current is None or current.parent is not parent:
+                current = self._open_scope(run, path, parent)
+            parent = current
+        if call is not None:
+            self._note_call(parent, call)
+        return parent
+
+    def _runs_again(self, execution: _Execution, call: ModelCall) -> bool:
+        if execution.kind == LLMCALL:
+            return execution.calls > 0
+        if execution.kind == AGENT:
+            if (call.turn_index is not None and execution.turn_index is not None
+                    and call.turn_index != execution.turn_index):
+                return True
+            return (call.iteration is not None and execution.last_iteration is not None
+                    and call.iteration <= execution.last_iteration)
+        return False
+
+    @staticmethod
+    def _note_call(execution: _Execution, call: ModelCall) -> None:
+        execution.calls += 1
+        if call.iteration is not None:
+            execution.last_iteration = call.iteration
+        if call.turn_index is not None:
+            execution.turn_index = call.turn_index
+            if execution.kind == AGENT:
+                execution.span.attributes.setdefault("agentfootprint.turn.index",
+                                                     call.turn_index)
+
+    def _open_scope(self, run: Any, path: tuple[str, ...], parent: _Execution) -> _Execution:
+        kind, name = self.scopes.get(path, (None, None))
+        number = self.executions_of.get((run, path), 0)
+        self.executions_of[(run, path)] = number + 1
+        name = name or path[-1]
+        span = self._span(f"scope|{run}|{'/'.join(path)}|{number}", _scope_span_name(kind, name),
+                          SPAN_KIND_INTERNAL, parent.span,
+                          _scope_attributes(kind, name, path[1:], run))
+        if parent.kind == LOOP:
+            span.attributes["agentfootprint.loop.iteration"] = parent.loop_iteration + 1
+        execution = _Execution(span, kind, parent)
+        parent.children_seen.add(path)
+        self.open[(run, path)] = execution
+        return execution
+
+    def _root(self, run: Any, composition_path: tuple[str, ...] | None) -> _Execution:
+        root = self.roots.get(run)
+        if root is not None:
+            return root
+        kind, name = self.scopes.get(ROOT_PATH, (None, None))
+        head = composition_path[0] if composition_path else None
+        if isinstance(head, str) and ":" in head:
+            recorded_kind, _, recorded_name = head.partition(":")
+            kind = kind or next((k for k, v in _PRIMITIVE.items() if v == recorded_kind), None)
+            name = name or recorded_name
+        name = name or "run"
+        span = self._span(f"run|{run}", _scope_span_name(kind, name), SPAN_KIND_INTERNAL, None,
+                          _scope_attributes(kind, name, (), run))
+        root = self.roots[run] = _Execution(span, kind, None)
+        return root
+
+    def _run_root(self, execution: _Execution) -> _Span:
+        while execution.parent is not None:
+            execution = execution.parent
+        return execution.span
+
+    def _chain(self, scope: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+        """The scopes (rooted paths, outermost first) a record of ``scope`` runs in."""
+        chain = self._chains.get(scope)
+        if chain is None:
+            rooted = ROOT_PATH + tuple(scope)
+            chain = tuple(rooted[:end] for end in range(2, len(rooted) + 1)
+                          if rooted[:end] in self.scopes)
+            self._chains[scope] = chain
+        return chain
+
+    def _span(self, key: str, name: str, kind: int, parent: _Span | None,
+              attributes: dict[str, Any]) -> _Span:
+        span = _Span(key, name, kind, parent, attributes)
+        self.spans.append(span)
+        return span
+
+    # ── verdicts, ledgers, totals ──
+
+    def _add_findings(self) -> None:
+        for finding in self.evidence.findings:
+            span = None
+            if finding.tool is not None:
+                span = self.tool_spans.get(finding.tool)
+            if span is None and finding.call is not None:
+                span = self.call_spans.get(finding.call)
+            if span is None:
+                span = self._root_for(finding.run_id)
+            attributes: dict[str, Any] = {"agentfootprint.finding.kind": finding.kind,
+                                          "agentfootprint.finding.family": finding.family}
+            if finding.meaning:
+                attributes["agentfootprint.finding.meaning"] = finding.meaning
+            domain = finding.short.partition(".")[0]
+            for word, text in finding.words:
+                attributes[f"agentfootprint.{domain}.{_snake(word)}"] = text
+            span.events.append((finding.type, finding.ts, attributes))
+
+    def _add_integrity(self) -> None:
+        for ledger in self.evidence.integrity:
+            attributes: dict[str, Any] = {"agentfootprint.integrity.summary": ledger.summary,
+                                          "agentfootprint.integrity.checks_ran": ledger.ran,
+                                          "agentfootprint.integrity.checks_total": ledger.total}
+            if ledger.posture is not None:
+                attributes["agentfootprint.integrity.posture"] = ledger.posture
+            self._root_for(ledger.run_id).events.append(
+                ("agentfootprint.integrity.disposition", None, attributes))
+
+    def _root_for(self, run: Any) -> _Span:
+        """The run's root span; for a run without calls (the application's own
+        events), the last run's."""
+        root = self.roots.get(run)
+        return root.span if root is not None else list(self.roots.values())[-1].span
+
+    def _add_agent_totals(self) -> None:
+        """An agent span's model and provider (its first call's) and its calls'
+        token totals, as the adapter puts a turn's on its ``invoke_agent`` span."""
+        per_agent: dict[int, tuple[_Span, list[ModelCall]]] = {}
+        for span in self.spans:
+            agent = span
+            while agent is not None and \
+                    agent.attributes.get("gen_ai.operation.name") != "invoke_agent":
+                agent = agent.parent
+            if agent is not None and span.calls:
+                per_agent.setdefault(id(agent), (agent, []))[1].extend(span.calls)
+        for agent, calls in per_agent.values():
+            calls.sort(key=lambda c: c.id)
+            first = calls[0]
+            if first.provider is not None:
+                agent.attributes.setdefault("gen_ai.provider.name", first.provider)
+            if first.model is not None:
+                agent.attributes.setdefault("gen_ai.request.model", first.model)
+            for key, index in (("gen_ai.usage.input_tokens", 0),
+                               ("gen_ai.usage.output_tokens", 1)):
+                counts = [c.tokens[index] for c in calls if c.tokens[index] is not None]
+                if counts:
+                    agent.attributes[key] = _integral(sum(counts))
+
+
+def _scope_kinds(open_run: OpenRun) -> dict[tuple[str, ...], tuple[str | None, str | None]]:
+    """Each scope of the run's composition tree (rooted path) with its kind and name,
+    as the lens projection read them from the boundary log."""
+    steps = open_run.projection("lens").steps
+    infos = steps.scope_infos() if hasattr(steps, "scope_infos") else {}
+    return {path: (info.kind, info.name) for path, info in infos.items()}
+
+
+def _tool_position(tool: ToolCall, calls: tuple[ModelCall, ...]) -> int:
+    """Where a tool call sits in the event order: its start, else its asker's."""
+    if tool.start_event_index is not None:
+        return tool.start_event_index
+    if tool.end_event_index is not None:
+        return tool.end_event_index
+    if tool.requested_by is not None:
+        return calls[tool.requested_by].start_event_index
+    return 1 << 62
+
+
+def _scope_span_name(kind: str | None, name: str) -> str:
+    if kind == AGENT:
+        return f"invoke_agent {name}"
+    return f"{_PRIMITIVE.get(kind or '', 'scope')} {name}"
+
+
+def _scope_attributes(kind: str | None, name: str, path: tuple[str, ...],
+                      run: Any) -> dict[str, Any]:
+    attributes: dict[str, Any] = {}
+    if kind == AGENT:
+        attributes.update({"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name})
+    else:
+        attributes["openinference.span.kind"] = "CHAIN"
+    if kind is not None:
+        attributes["agentfootprint.scope.kind"] = _PRIMITIVE.get(kind, kind)
+    attributes["agentfootprint.scope.name"] = name
+    if path:
+        attributes["agentfootprint.scope.path"] = list(path)
+    if isinstance(run, str):
+        attributes["agentfootprint.run.id"] = run
+    return attributes
+
+
+def _call_attributes(call: ModelCall) -> dict[str, Any]:
+    attributes: dict[str, Any] = {"gen_ai.operation.name": "chat"}
+    if call.model is not None:
+        attributes["gen_ai.request.model"] = call.model
+    if call.provider is not None:
+        attributes["gen_ai.provider.name"] = call.provider
+        attributes["gen_ai.system"] = call.provider
+    tokens_in, tokens_out = call.tokens
+    if tokens_in is not None:
+        attributes["gen_ai.usage.input_tokens"] = _integral(tokens_in)
+    if tokens_out is not None:
+        attributes["gen_ai.usage.output_tokens"] = _integral(tokens_out)
+    if isinstance(call.usage, Mapping):
+        for key, keys in (("gen_ai.usage.cache_read.input_tokens", _CACHE_READ_KEYS),
+                          ("gen_ai.usage.cache_creation.input_tokens", _CACHE_WRITE_KEYS)):
+            value = next((call.usage[k] for k in keys if is_number(call.usage.get(k))), None)
+            if value is not None:
+                attributes[key] = _integral(value)
+    if call.stop_reason is not None:
+        attributes["gen_ai.response.finish_reasons"] = [call.stop_reason]
+    if call.iteration is not None:
+        attributes["agentfootprint.iteration.index"] = call.iteration
+    if call.tool_call_count is not None:
+        attributes["agentfootprint.tool_call.count"] = _integral(call.tool_call_count)
+    if call.runtime_stage_id is not None:
+        attributes["agentfootprint.runtime_stage.id"] = call.runtime_stage_id
+    return attributes
+
+
+def _call_contents(call: ModelCall, tools: tuple[ToolCall, ...]) -> dict[str, Any]:
+    """The opt-in content attributes of a model call, in the conventions' JSON shapes."""
+    attributes: dict[str, Any] = {}
+    system = call.slots.get(SYSTEM_PROMPT)
+    if system is not None:
+        parts = [{"type": "text", "content": piece.content} for piece in system.pieces
+                 if piece.content is not None]
+        if parts:
+            attributes["gen_ai.system_instructions"] = json_text(parts)
+    messages = call.slots.get(MESSAGES)
+    if messages is not None:
+        served = []
+        for piece in messages.pieces:
+            if piece.content is None:
+                continue
+            role = piece.role or ("tool" if piece.is_tool_result else piece.source or "user")
+            if piece.is_tool_result:
+                part = {"type": "tool_call_response", "id": piece.source_id,
+                        "response": piece.content}
+            else:
+                part = {"type": "text", "content": piece.content}
+            served.append({"role": role, "parts": [part]})
+        if served:
+            attributes["gen_ai.input.messages"] = json_text(served)
+    elif call.user_prompt is not None:
+        attributes["gen_ai.input.messages"] = json_text(
+            [{"role": "user", "parts": [{"type": "text", "content": call.user_prompt}]}])
+    if call.ended:
+        parts: list[dict[str, Any]] = []
+        if call.output:
+            parts.append({"type": "text", "content": call.output})
+        for tool_id in call.tool_calls:
+            tool = tools[tool_id]
+            parts.append({"type": "tool_call", "id": tool.tool_call_id, "name": tool.name,
+                          "arguments": tool.args})
+        message: dict[str, Any] = {"role": "assistant", "parts": parts}
+        if call.stop_reason is not None:
+            message["finish_reason"] = call.stop_reason
+        attributes["gen_ai.output.messages"] = json_text([message])
+    return attributes
+
+
+# ─── Times ─────────────────────────────────────────────────────────────
+
+
+def _settle_times(spans: list[_Span]) -> None:
+    """Give every span a start and an end: a container spans what it holds; a
+    time the recording lacks is its parent's (said in ``agentfootprint.time.unrecorded``)."""
+    for span in reversed(spans):  # children before parents
+        parent = span.parent
+        if parent is None:
+            continue
+        for ms in (span.start_ms, span.end_ms):
+            if ms is None:
+                continue
+            if parent.start_ms is None or ms < parent.start_ms:
+                parent.start_ms = ms
+            if parent.end_ms is None or ms > parent.end_ms:
+                parent.end_ms = ms
+    known = [ms for span in spans for ms in (span.start_ms, span.end_ms) if ms is not None]
+    known += [ts for span in spans for _, ts, _ in span.events if ts is not None]
+    fallback = min(known) if known else 0.0
+    for span in spans:  # parents before children
+        if span.start_ms is None:
+            span.unrecorded.append("start")
+            span.start_ms = span.parent.start_ms if span.parent is not None else fallback
+        if span.end_ms is None:
+            span.unrecorded.append("end")
+            span.end_ms = span.start_ms
+        if span.end_ms < span.start_ms:
+            span.end_ms = span.start_ms
+        if span.unrecorded:
+            span.attributes["agentfootprint.time.unrecorded"] = list(span.unrecorded)
+
+
+def _unix_nano(ms: float) -> str:
+    """Epoch milliseconds as the decimal string of epoch nanoseconds (exact for
+    whole milliseconds, to the nanosecond otherwise)."""
+    whole = int(ms)
+    return str(whole * 1_000_000 + round((ms - whole) * 1_000_000))
+
+
+# ─── The wire form ─────────────────────────────────────────────────────
+
+
+def _wire(open_run: OpenRun, spans: list[_Span]) -> dict[str, Any]:
+    trace_id = _hex_id(f"trace|{_trace_seed(open_run)}", 16)
+    ids = {id(span): _hex_id(f"{trace_id}|{span.key}", 8) for span in spans}
+    wire_spans = []
+    for span in spans:
+        wire: dict[str, Any] = {"traceId": trace_id, "spanId": ids[id(span)]}
+        if span.parent is not None:
+            wire["parentSpanId"] = ids[id(span.parent)]
+        wire.update({"name": span.name, "kind": span.kind,
+                     "startTimeUnixNano": _unix_nano(span.start_ms),
+                     "endTimeUnixNano": _unix_nano(span.end_ms),
+                     "attributes": _key_values(span.attributes)})
+        if span.events:
+            events = sorted(span.events, key=lambda e: e[1] if e[1] is not None else span.end_ms)
+            wire["events"] = [{"timeUnixNano": _unix_nano(ts if ts is not None else span.end_ms),
+                               "name": name, "attributes": _key_values(attributes)}
+                              for name, ts, attributes in events]
+        if span.error is not None:
+            wire["status"] = {"code": STATUS_ERROR, "message": span.error}
+        wire_spans.append(wire)
+    resource = {"service.name": _service_name(spans),
+                "agentfootprint.run.id": open_run.run_id,
+                "telemetry.sdk.name": SCOPE_NAME}
+    producer = open_run.recording.producer
+    if isinstance(producer, Mapping) and isinstance(producer.get("version"), str):
+        resource["agentfootprint.version"] = producer["version"]
+    return {"resourceSpans": [{
+        "resource": {"attributes": _key_values(resource)},
+        "scopeSpans": [{"scope": {"name": SCOPE_NAME, "version": _version()},
+                        "spans": wire_spans}],
+    }]}
+
+
+def _trace_seed(open_run: OpenRun) -> str:
+    recording = open_run.recording
+    return (f"{open_run.run_id}|{len(recording.typed_events)}|"
+            f"{len(recording.boundary_events)}")
+
+
+def _service_name(spans: list[_Span]) -> str:
+    for span in spans:
+        if span.parent is None:
+            return str(span.attributes.get("agentfootprint.scope.name", "agentfootprint"))
+    return "agentfootprint"
+
+
+def _hex_id(seed: str, size: int) -> str:
+    digest = hashlib.sha256(seed.encode("utf-8", "surrogatepass")).digest()[:size]
+    if not any(digest):  # an all-zero id is invalid in OTLP
+        digest = b"\x01" + digest[1:]
+    return digest.hex()
+
+
+def _key_values(attributes: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [{"key": key, "value": _any_value(value)} for key, value in attributes.items()]
+
+
+def _any_value(value: Any) -> dict[str, Any]:
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    if isinstance(value, float):
+        return {"doubleValue": value}
+    if isinstance(value, (list, tuple)):
+        return {"arrayValue": {"values": [_any_value(item) for item in value]}}
+    return {"stringValue": value if isinstance(value, str) else json_text(value)}
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("footprint-lens")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+# ─── Masking ───────────────────────────────────────────────────────────
+
+# Wire fields that are not text of the run: ids, times, enums, attribute keys.
+_NOT_TEXT = frozenset({"traceId", "spanId", "parentSpanId", "startTimeUnixNano",
+                       "endTimeUnixNano", "timeUnixNano", "key", "kind", "code", "intValue"})
+
+
+def _masked(document: dict[str, Any], redactor: Any) -> dict[str, Any]:
+    """``document`` with every text of the run masked, in one call to the
+    redactor (so one value gets one mask throughout the document)."""
+    places: list[tuple[Any, Any]] = []
+
+    def collect(value: Any) -> None:
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in items:
+            if isinstance(item, str):
+                if key not in _NOT_TEXT:
+                    places.append((value, key))
+            elif isinstance(item, (dict, list)):
+                collect(item)
+
+    collect(document)
+    masked = redactor.redact([holder[key] for holder, key in places])
+    if not isinstance(masked, list) or len(masked) != len(places):
+        raise TypeError("the redactor did not return one text for each text")
+    for (holder, key), text in zip(places, masked):
+        holder[key] = text
+    return document
+
+
+# ─── Small helpers ─────────────────────────────────────────────────────
+
+
+def _text_of(value: Any) -> str:
+    return value if isinstance(value, str) else json_text(value)
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _integral(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else float(value)
+
+
+def _bounded_list(items: Iterable[str]) -> list[str]:
+    items = list(items)
+    kept = items[:MAX_LIST_ITEMS]
+    if len(items) > MAX_LIST_ITEMS:
+        kept.append(f"…+{len(items) - MAX_LIST_ITEMS} more")
+    return kept
+
+
+def _snake(name: str) -> str:
+    out = []
+    for char in name:
+        if char.isupper():
+            out.append("_" + char.lower())
+        else:
+            out.append(char)
+    return "".join(out).lstrip("_")
