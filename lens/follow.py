@@ -1,0 +1,735 @@
+"""Follow a run while it is written: a growing event stream, folded as it grows.
+
+:class:`FollowedFile` watches one path. Each :meth:`FollowedFile.poll` reads
+what was appended since the last one and folds it: the NDJSON event stream
+``fileObservability`` appends (one event per line, in batches, a partial last
+line kept until its rest arrives) is decoded by
+:class:`recorders.event_stream.EventStreamDecoder`, validated as the loader
+validates typed events, and fed to one :class:`recorders.evidence.build.EvidenceBuilder`
+per run (``meta.runId``, as :func:`recorders.event_stream.split_runs` splits a
+whole file). The work per poll is proportional to what was appended; the file
+is never read again from its start.
+
+Rotation (``maxBytes``): the writer renames ``<path>`` to ``<path>.1``
+(replacing an older ``.1``) and appends to a new ``<path>``. The follower
+keeps the descriptor of the generation it is reading, so when the file at
+``<path>`` is another one (device and inode) it reads the old descriptor to
+its end first, then a whole generation that was rotated in between (a ``.1``
+it never held), then the new file: no event is lost or read twice, a line
+cut at the rotation included. A file shorter than what was read (truncated in
+place, as ``logrotate copytruncate`` does) is read again from its start as
+the next generation. Given a path with a ``.1`` beside it, ``.1`` is read
+first, as the loader does.
+
+A whole recording or envelope (not a stream) at the path is reopened as a
+whole each time it changes: a file rewritten in place is different content,
+not an append, and the summary says which it is (``kind``). A write caught
+half done (the JSON ends early) is read again at the next change.
+
+Status of the run being written (the run of the newest event):
+
+- ``waiting``: nothing written yet (the writer claims the file empty);
+- ``running``: its end not seen, and the file grew less than ``idle_seconds``
+  ago (:data:`IDLE_SECONDS` by default; the writer flushes every second while
+  events come, so a model or tool call that takes longer than this without
+  any other event reads as stopped until the next event arrives);
+- ``ended``: its end was seen: the root's ``agent.turn_end`` (the Agent's
+  ``final`` stage) or ``composition.exit``, or an ``error.fatal``;
+- ``stopped-without-end``: no end, and no growth for ``idle_seconds``. A run
+  whose composition crashed simply stops writing, which looks exactly like
+  this; the calls still open are named in :meth:`FollowedFile.summary`.
+
+Does not own: decoding lines (:mod:`recorders.event_stream`), the evidence
+fold (:mod:`recorders.evidence.build`), the causes
+(:mod:`lens.evidence.causes`), printing (``lens/follow_command.py``), or the
+app page.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from time import perf_counter
+from typing import Any, Callable
+
+from recorders.catalogue import AGENT_TURN_END, COMPOSITION_EXIT, ERROR_FATAL
+from recorders.errors import RecordingError
+from recorders.event_stream import EventStreamDecoder, run_id_of
+from recorders.evidence import EvidenceIndex, ModelCall, ToolCall, run_id as recording_run_id
+from recorders.evidence.build import EvidenceBuilder
+from recorders.event_types import KNOWN_TYPED_TYPES
+from recorders.gaps import Gap
+from recorders.loading import Recording, load_recording
+from lens.evidence.causes import likely_causes
+from lens.run import OpenRun
+
+WAITING, RUNNING, ENDED, STOPPED = "waiting", "running", "ended", "stopped-without-end"
+STATUSES = (WAITING, RUNNING, ENDED, STOPPED)
+
+EVENT_STREAM = "event-stream"
+# Seconds without growth, the run's end unseen, after which it reads as stopped.
+IDLE_SECONDS = 30.0
+# Bytes read from the file per system call.
+_READ_BYTES = 1 << 20
+# The likely causes are found again over the grown index at most when the
+# time since they were last found is this many times what finding them cost:
+# a stream appended faster than that gets its counts on every poll and its
+# newest cause a moment later, and following stays proportional to the stream.
+_CAUSE_COST_FACTOR = 4.0
+# Finding them costs less than this on a run of usual size: then always found again.
+_CAUSE_FREE_SECONDS = 0.005
+# Causes that are the calls still running while the run is: not causes yet.
+_OPEN_CALL_KINDS = frozenset({"tool did not end", "model call did not end"})
+# A run's end: these types at the root scope (an Agent's ends in its ``final`` stage).
+_END_TYPES = frozenset({AGENT_TURN_END, COMPOSITION_EXIT})
+_FINAL_SEGMENT = "final"
+_GZIP_MAGIC = b"\x1f\x8b"
+_BOM = b"\xef\xbb\xbf"
+
+
+class FollowedRun:
+    """One run of the stream (one ``meta.runId``): its events as read, the
+    evidence folded so far, and whether its end was seen."""
+
+    def __init__(self, run_id: str | None) -> None:
+        self.run_id = run_id
+        self.events: list[dict] = []
+        self.evidence = EvidenceBuilder()
+        self.typed_counts: Counter[str] = Counter()
+        self.without_meta: Counter[str] = Counter()
+        self.run_ids: dict[str, None] = {}
+        self.ended_at: int | None = None  # position of the event that ended it
+        self._open: tuple[int, OpenRun] | None = None
+
+    @property
+    def ended(self) -> bool:
+        return self.ended_at is not None
+
+    def add(self, events: list[dict]) -> None:
+        """Fold events already validated (see :func:`_validated`)."""
+        start = len(self.events)
+        self.events.extend(events)
+        self.evidence.feed(events)
+        if self.ended_at is None:
+            for offset, event in enumerate(events):
+                if _ends_run(event):
+                    self.ended_at = start + offset
+                    break
+
+    def open_calls(self) -> list[str]:
+        """The model and tool calls started and not ended, named."""
+        return [_call_name(record) for record in self.evidence.open_calls()]
+
+    def open_run(self, kind: str = EVENT_STREAM) -> OpenRun:
+        """An :class:`OpenRun` over what was folded; the same one until more is."""
+        cached = self._open
+        if cached is not None and cached[0] == len(self.events):
+            return cached[1]
+        recording = self.recording(kind)
+        opened = _GrownOpenRun(recording, self.evidence.snapshot(recording.typed_events))
+        self._open = (len(self.events), opened)
+        return opened
+
+    def recording(self, kind: str = EVENT_STREAM) -> Recording:
+        """A :class:`Recording` of the events read so far (its own list of them)."""
+        known = dict(self.typed_counts)
+        recording = Recording(
+            source_kind=kind, typed_events=list(self.events), boundary_events=[],
+            has_typed_stream=True, has_boundary_log=False, typed_counts=known,
+            typed_run_ids=list(self.run_ids),
+            unknown_typed_types={k: v for k, v in known.items() if k not in KNOWN_TYPED_TYPES},
+            typed_without_meta=dict(self.without_meta))
+        recording.gaps.extend(_stream_gaps(recording, ended=self.ended))
+        return recording
+
+
+class _GrownOpenRun(OpenRun):
+    """An :class:`OpenRun` whose evidence index was grown, not built on open."""
+
+    def __init__(self, recording: Recording, evidence: EvidenceIndex) -> None:
+        self.recording = recording
+        self.evidence = evidence
+        self.run_id = recording_run_id(recording)
+        self._views = {}
+        self._building = threading.Lock()
+
+
+@dataclass
+class _Generation:
+    """One file of the stream being read: its descriptor, identity and decoder."""
+
+    fd: int
+    ident: tuple[int, int]
+    name: str
+    offset: int = 0
+    decoder: EventStreamDecoder = field(default_factory=EventStreamDecoder)
+    tail: bytes = b""  # the bytes after the last newline, to number lines on error
+
+
+class FollowedFile:
+    """A file followed while it is written; see the module doc."""
+
+    def __init__(self, path: str | os.PathLike, *, idle_seconds: float = IDLE_SECONDS,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.path = Path(path)
+        self.idle_seconds = idle_seconds
+        self._clock = clock
+        self.kind: str | None = None  # EVENT_STREAM, or the whole file's kind
+        self.notes: list[str] = []    # plain sentences: rotations, rewrites, cut lines
+        self.runs: list[FollowedRun] = []
+        self._runs_by_id: dict[str | None, FollowedRun] = {}
+        self._current: FollowedRun | None = None
+        self._generation: _Generation | None = None
+        self._started = False
+        self._last_growth: float | None = None  # wall-clock seconds
+        self.events_read = 0
+        self.error: RecordingError | None = None  # a bad line stops the follow here
+        # A whole recording or envelope: its identity when read, and what it gave.
+        self._document_key: tuple | None = None
+        self._document: OpenRun | None = None
+        self._document_ended = False
+        # The newest cause: (key, headline), what finding it cost, and when.
+        self._cause: tuple[Any, str | None] = (None, None)
+        self._cause_cost = 0.0
+        self._cause_at = float("-inf")
+
+    # ── reading ──────────────────────────────────────────────────────
+
+    def poll(self) -> bool:
+        """Read and fold what was written since the last poll; True when
+        anything was. RecordingError names the file and line of a line that
+        is not an event (what came before it stays folded)."""
+        if self.error is not None:
+            raise self.error
+        try:
+            return self._poll()
+        except RecordingError as exc:
+            self.error = exc
+            raise
+
+    def _poll(self) -> bool:
+        if self.kind is not None and self.kind != EVENT_STREAM:
+            return self._poll_document()
+        if not self._started:
+            self._start()
+            if not self._started:
+                return False
+            if self.kind is not None and self.kind != EVENT_STREAM:
+                return True
+        before = self.events_read
+        changed = self._read_generation()
+        try:
+            now = os.stat(self.path)
+        except FileNotFoundError:
+            now = None  # renamed, and the writer has not made the new file yet
+        generation = self._generation
+        if now is not None and generation is not None:
+            if _ident(now) != generation.ident:
+                changed |= self._next_generation(now)
+            elif now.st_size < generation.offset:
+                changed |= self._truncated()
+        elif now is not None and generation is None:
+            opened = _open_regular(self.path)
+            if opened is not None:
+                self._generation = _Generation(opened[0], _ident(opened[1]), opened[2])
+                changed |= self._read_generation()
+        if self.kind is not None and self.kind != EVENT_STREAM:
+            return True
+        if changed:
+            self._last_growth = self._clock()
+        return changed or self.events_read != before
+
+    def _start(self) -> None:
+        """Open the stream: ``<path>.1`` first when it sits beside it."""
+        rotated = Path(f"{self.path}.1")
+        first = None
+        for candidate in (rotated, self.path):
+            first = _open_regular(candidate)
+            if first is not None:
+                break
+        if first is None:
+            if self.path.exists() and not self.path.is_file():
+                raise RecordingError(f"cannot follow {str(self.path)!r}: not a regular file "
+                                     "(a folder, a pipe or a device)")
+            return
+        fd, info, name = first
+        self._started = True
+        self._last_growth = info.st_mtime
+        self._generation = _Generation(fd, _ident(info), name)
+        if name == str(self.path):
+            self._sniff()
+
+    def _sniff(self) -> bool:
+        """Decide from the first bytes whether the path holds a stream or a
+        whole recording; a whole one is then read as such."""
+        generation = self._generation
+        head = os.pread(generation.fd, 4096, 0)
+        kind = _sniff(head)
+        if kind is None or kind == EVENT_STREAM:
+            return False  # empty or not decided yet: read as a stream, sniffed again
+        os.close(generation.fd)
+        self._generation = None
+        self.kind = kind
+        return self._poll_document()
+
+    def _read_generation(self) -> bool:
+        """Read the generation being read to its current end and fold it."""
+        generation = self._generation
+        if generation is None:
+            return False
+        if generation.offset == 0 and self.kind is None and generation.name == str(self.path):
+            kind = _sniff(os.pread(generation.fd, 4096, 0))
+            if kind is not None and kind != EVENT_STREAM:
+                return self._sniff()
+        changed = False
+        while True:
+            chunk = os.pread(generation.fd, _READ_BYTES, generation.offset)
+            if not chunk:
+                return changed
+            if self.kind is None:
+                self.kind = EVENT_STREAM
+            generation.offset += len(chunk)
+            changed = True
+            self._fold(generation, chunk)
+
+    def _next_generation(self, now: os.stat_result) -> bool:
+        """The file at the path is another one: finish the old, read any whole
+        generation rotated in between, then the new one from its start."""
+        old = self._generation
+        changed = self._read_generation()
+        self._end_generation(old)
+        rotated_path = f"{self.path}.1"
+        rotated = _open_regular(Path(rotated_path))
+        if rotated is not None:
+            fd, info, name = rotated
+            if _ident(info) not in (old.ident, _ident(now)):
+                self.notes.append(f"{rotated_path} was written and rotated between two reads; "
+                                  "read whole")
+                self._generation = _Generation(fd, _ident(info), name)
+                changed |= self._read_generation()
+                self._end_generation(self._generation)
+            else:
+                os.close(fd)
+        if rotated is None or _ident(rotated[1]) != old.ident:
+            if old.name == str(self.path):
+                self.notes.append(f"{self.path} was replaced by another file (not rotated to "
+                                  ".1); reading the new file from its start")
+        opened = _open_regular(self.path)
+        self._generation = None
+        if opened is not None:
+            fd, info, name = opened
+            self._generation = _Generation(fd, _ident(info), name)
+            kind = _sniff(os.pread(fd, 4096, 0))
+            if kind is not None and kind != EVENT_STREAM:
+                os.close(fd)
+                self._generation = None
+                self.kind = kind
+                self.notes.append(f"{self.path} now holds a whole {kind}; reopened as a whole")
+                return self._poll_document() or True
+            changed |= self._read_generation()
+        return changed
+
+    def _truncated(self) -> bool:
+        generation = self._generation
+        self._end_generation(generation, close=False)
+        self.notes.append(f"{self.path} became shorter than what was read ({generation.offset} "
+                          "bytes): read again from its start as the next part of the stream")
+        self._generation = _Generation(generation.fd, generation.ident, generation.name)
+        return self._read_generation()
+
+    def _end_generation(self, generation: _Generation, *, close: bool = True) -> None:
+        """The file ``generation`` reads will not grow again: its last line,
+        when it has no newline, is read if whole and reported if cut."""
+        try:
+            events = generation.decoder.finish()
+            if events:
+                self._route(events, generation, first_line=generation.decoder.lines_read)
+            elif generation.decoder.pending_bytes:
+                self.notes.append(
+                    f"{generation.name} ends in the middle of line "
+                    f"{generation.decoder.lines_read + 1} ({generation.decoder.pending_bytes} "
+                    "bytes cut short): that event was not written whole")
+        finally:
+            if close:
+                os.close(generation.fd)
+
+    def _fold(self, generation: _Generation, chunk: bytes) -> None:
+        lines_before = generation.decoder.lines_read
+        text = generation.tail + chunk
+        try:
+            events = generation.decoder.feed(chunk)
+        except RecordingError as exc:
+            # Fold the whole lines before the bad one, then stop there.
+            cut = text.rfind(b"\n")
+            good: list[dict] = []
+            decoder = EventStreamDecoder()
+            decoder.lines_read = lines_before
+            try:
+                for line in text[:cut].split(b"\n"):
+                    good += decoder.feed(line + b"\n")
+            except RecordingError:
+                pass
+            if good:
+                self._route(good, generation, first_line=lines_before, lines=text[:cut])
+            raise RecordingError(f"{generation.name}: {exc} (the {self.events_read} events "
+                                 "before it were read)") from None
+        cut = text.rfind(b"\n")
+        generation.tail = text[cut + 1:] if cut >= 0 else text
+        if events:
+            self._route(events, generation, first_line=lines_before,
+                        lines=text[:cut] if cut >= 0 else b"")
+
+    def _route(self, events: list[dict], generation: _Generation, *, first_line: int,
+               lines: bytes = b"") -> None:
+        """Hand each event to its run (``meta.runId``; an event without one
+        stays with the run before it), in order, a run's events together."""
+        segment: list[dict] = []
+        target: FollowedRun | None = None
+        start = 0
+        for at, event in enumerate(events):
+            run = self._run_for(event)
+            if run is not target and segment:
+                self._add(target, segment, events, start, generation, first_line, lines)
+                segment = []
+                start = at
+            target = run
+            segment.append(event)
+        if segment:
+            self._add(target, segment, events, start, generation, first_line, lines)
+
+    def _run_for(self, event: dict) -> FollowedRun:
+        rid = run_id_of(event)
+        if rid is None:
+            if self._current is None:
+                self._current = self._new_run(None)
+            return self._current
+        run = self._runs_by_id.get(rid)
+        if run is None:
+            leading = self._runs_by_id.get(None)
+            if leading is not None and len(self.runs) == 1:
+                # Events before the first run id belong to the first run.
+                del self._runs_by_id[None]
+                leading.run_id = rid
+                run = self._runs_by_id[rid] = leading
+            else:
+                run = self._new_run(rid)
+        self._current = run
+        return run
+
+    def _new_run(self, rid: str | None) -> FollowedRun:
+        run = FollowedRun(rid)
+        self.runs.append(run)
+        self._runs_by_id[rid] = run
+        return run
+
+    def _add(self, run: FollowedRun, segment: list[dict], batch: list[dict], start: int,
+             generation: _Generation, first_line: int, lines: bytes) -> None:
+        try:
+            _validated(run, segment, "events")
+        except RecordingError:
+            # Name the line: validate one event at a time to find it.
+            for offset, event in enumerate(segment):
+                line = _line_number(lines, first_line, start + offset)
+                try:
+                    _validated(run, [event], f"{generation.name} line {line}", count=False)
+                except RecordingError as exc:
+                    good = segment[:offset]
+                    if good:
+                        _validated(run, good, "events")
+                        run.add(good)
+                        self.events_read += len(good)
+                    raise RecordingError(f"{exc} (the {self.events_read} events before it "
+                                         "were read)") from None
+            raise
+        run.add(segment)
+        self.events_read += len(segment)
+
+    # ── a whole recording or envelope ────────────────────────────────
+
+    def _poll_document(self) -> bool:
+        try:
+            info = os.stat(self.path)
+        except FileNotFoundError:
+            return False  # an atomic rewrite between its rename steps
+        key = (_ident(info), info.st_size, info.st_mtime_ns)
+        if key == self._document_key:
+            return False
+        self._last_growth = max(self._clock() if self._document_key else info.st_mtime,
+                                info.st_mtime)
+        self._document_key = key
+        data = _read_regular(self.path)
+        if data is None:
+            return False
+        try:
+            recording = load_recording(data)
+        except RecordingError as exc:
+            if "truncated" in str(exc) or "ends early" in str(exc):
+                return False  # caught half written: read again at the next change
+            raise RecordingError(f"{self.path}: {exc}") from None
+        if self._document is not None:
+            self.notes.append(f"{self.path} was rewritten; reopened as a whole")
+        self.kind = recording.source_kind
+        self._document = OpenRun(recording)
+        self._document_ended = _document_ended(recording)
+        return True
+
+    # ── what is known ────────────────────────────────────────────────
+
+    @property
+    def current(self) -> FollowedRun | None:
+        """The run of the newest event (the one being written)."""
+        return self._current
+
+    @property
+    def status(self) -> str:
+        if self._document is not None:
+            if self._document_ended:
+                return ENDED
+            return STOPPED if self.idle_for() > self.idle_seconds else RUNNING
+        run = self._current
+        if run is None:
+            return WAITING
+        if run.ended:
+            return ENDED
+        return STOPPED if self.idle_for() > self.idle_seconds else RUNNING
+
+    def idle_for(self) -> float:
+        """Seconds since the file last grew (as far as polls saw, or its mtime)."""
+        if self._last_growth is None:
+            return 0.0
+        return max(0.0, self._clock() - self._last_growth)
+
+    def open_run(self, run_id: str | None = None) -> OpenRun:
+        """An :class:`OpenRun` over what was read of the run being written (or
+        of ``run_id``): cheap, the same object until more is read.
+        RecordingError when nothing was written yet."""
+        if self._document is not None:
+            return self._document
+        run = self._current if run_id is None else self._runs_by_id.get(run_id)
+        if run is None:
+            raise RecordingError("the event stream has nothing written yet"
+                                 if run_id is None else f"the stream holds no run {run_id!r}")
+        return run.open_run()
+
+    def summary(self) -> dict[str, Any]:
+        """What is known now, as JSON-able values (nothing that changes by
+        itself with time: a printer prints it again only when it changed)."""
+        status = self.status
+        if self._document is not None:
+            run = self._document
+            evidence = run.evidence
+            index_key = (id(run), status)
+            counts = {"typedEvents": len(run.recording.typed_events),
+                      "modelCalls": len(evidence.calls), "toolCalls": len(evidence.tool_calls),
+                      "failedToolCalls": sum(1 for t in evidence.tool_calls if t.failed)}
+            open_calls = [_call_name(c) for c in evidence.calls if not c.ended] + \
+                [_call_name(t) for t in evidence.tool_calls if not t.ended]
+            summary = {"file": str(self.path), "kind": self.kind, "status": status,
+                       "runId": run.run_id, "runs": 1, **counts, "openCalls": open_calls}
+            summary["newestCause"] = self._newest_cause(index_key, lambda: run, status)
+            return summary
+        run = self._current
+        summary: dict[str, Any] = {"file": str(self.path), "kind": self.kind or EVENT_STREAM,
+                                   "status": status}
+        if run is None:
+            summary.update(runId=None, runs=0, typedEvents=0, modelCalls=0, toolCalls=0,
+                           failedToolCalls=0, openCalls=[], newestCause=None)
+            return summary
+        evidence = run.evidence
+        summary.update(
+            runId=run.run_id, runs=len(self.runs), typedEvents=len(run.events),
+            eventsInFile=self.events_read, modelCalls=evidence.model_calls,
+            toolCalls=evidence.tool_calls, failedToolCalls=evidence.failed_tool_calls,
+            openCalls=run.open_calls())
+        summary["newestCause"] = self._newest_cause((id(run), len(run.events), status),
+                                                    run.open_run, status)
+        if self.notes:
+            summary["notes"] = list(self.notes)
+        return summary
+
+    def _newest_cause(self, key: Any, opened: Callable[[], OpenRun], status: str) -> str | None:
+        """The headline of the likely cause resting on the newest event (the
+        open calls count only once the run stopped without an end)."""
+        known_key, headline = self._cause
+        if key == known_key:
+            return headline
+        started = perf_counter()
+        if known_key is not None and self._cause_cost > _CAUSE_FREE_SECONDS and \
+                started - self._cause_at < _CAUSE_COST_FACTOR * self._cause_cost:
+            return headline  # found again once the time since pays for it
+        run = opened()
+        causes = likely_causes(run.evidence)
+        if status != STOPPED:
+            causes = tuple(c for c in causes if c.kind not in _OPEN_CALL_KINDS)
+        newest = max(causes, key=lambda c: max(c.events, default=-1), default=None)
+        headline = newest.headline if newest is not None else None
+        self._cause = (key, headline)
+        self._cause_at = perf_counter()
+        self._cause_cost = self._cause_at - started
+        return headline
+
+    def close(self) -> None:
+        """Let go of the file's descriptor."""
+        if self._generation is not None:
+            os.close(self._generation.fd)
+            self._generation = None
+
+    def __enter__(self) -> FollowedFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def recording_beside(stream_path: str | os.PathLike, run_id: str | None) -> Path | None:
+    """The full recording ``fileRecordingSink`` wrote for ``run_id`` in the
+    stream's folder (``<runId>.json``, written atomically at the run's end),
+    when it is there; None otherwise, or for a run id no file may be named by."""
+    if not run_id or run_id.strip(".") == "" or any(c in run_id for c in "/\\\0:"):
+        return None
+    candidate = Path(stream_path).parent / f"{run_id}.json"
+    try:
+        return candidate if stat.S_ISREG(os.stat(candidate).st_mode) else None
+    except (OSError, ValueError):
+        return None
+
+
+# ─── Small helpers ─────────────────────────────────────────────────────
+
+
+def _ident(info: os.stat_result) -> tuple[int, int]:
+    return info.st_dev, info.st_ino
+
+
+def _open_regular(path: Path) -> tuple[int, os.stat_result, str] | None:
+    """(descriptor, its stat, name) of a regular file, or None when there is none."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise RecordingError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        return None
+    return fd, info, str(path)
+
+
+def _read_regular(path: Path) -> bytes | None:
+    opened = _open_regular(path)
+    if opened is None:
+        return None
+    fd = opened[0]
+    with open(fd, "rb") as handle:
+        return handle.read()
+
+
+def _sniff(head: bytes) -> str | None:
+    """EVENT_STREAM when the first line is a typed event, 'recording' for a
+    whole document (gzip, a list, an object that is not an event), None when
+    nothing tells yet (empty, or the first line unfinished)."""
+    import json
+
+    if head.startswith(_BOM):
+        head = head[len(_BOM):]
+    text = head.lstrip()
+    if not text:
+        return None
+    if text.startswith(_GZIP_MAGIC) or text.startswith(b"["):
+        return "recording"
+    if not text.startswith(b"{"):
+        return EVENT_STREAM  # not JSON at all: the stream's decoder names the line
+    line, newline, _ = text.partition(b"\n")
+    try:
+        value = json.loads(line)
+    except ValueError:
+        # A first line that is not whole JSON: a pretty-printed document, or a
+        # stream's first line half written.
+        return "recording" if newline else None
+    if isinstance(value, dict) and isinstance(value.get("type"), str) and not (
+            "events" in value or "snapshot" in value or "format" in value):
+        return EVENT_STREAM
+    return "recording"
+
+
+def _ends_run(event: dict) -> bool:
+    kind = event.get("type")
+    if kind == ERROR_FATAL:
+        return True
+    if kind not in _END_TYPES:
+        return False
+    meta = event.get("meta")
+    path = meta.get("subflowPath") if isinstance(meta, dict) else None
+    if not isinstance(path, list):
+        return False
+    if path and path[-1] == _FINAL_SEGMENT:
+        path = path[:-1]
+    return not path
+
+
+def _document_ended(recording: Recording) -> bool:
+    if recording.complete is True:
+        return True
+    if recording.boundary_counts.get("run.exit"):
+        return True
+    return any(isinstance(e, dict) and _ends_run(e) for e in recording.typed_events[-50:])
+
+
+def _call_name(record: ModelCall | ToolCall) -> str:
+    if isinstance(record, ToolCall):
+        return f"tool {record.name or '(no name recorded)'} (event {record.start_event_index})"
+    model = f" {record.model}" if record.model else ""
+    return f"model call{model} (event {record.start_event_index})"
+
+
+def _line_number(lines: bytes, lines_before: int, index: int) -> int:
+    """The file line of the ``index``-th event of a feed whose whole lines are
+    ``lines`` (blank lines carry no event)."""
+    seen = -1
+    for number, line in enumerate(lines.split(b"\n"), start=lines_before + 1):
+        if line.strip():
+            seen += 1
+            if seen == index:
+                return number
+    return lines_before + index + 1
+
+
+def _validated(run: FollowedRun, events: list[dict], where: str, *, count: bool = True) -> None:
+    """Check ``events`` as the loader checks a typed stream (RecordingError
+    naming ``where``), and count them into ``run``."""
+    from recorders.loading import _validate_typed
+
+    probe = Recording(source_kind=EVENT_STREAM, typed_events=events, boundary_events=[],
+                      has_typed_stream=True, has_boundary_log=False)
+    _validate_typed(probe, where)
+    if count:
+        run.typed_counts.update(probe.typed_counts)
+        run.without_meta.update(probe.typed_without_meta)
+        run.run_ids.update(dict.fromkeys(probe.typed_run_ids))
+
+
+def _stream_gaps(recording: Recording, *, ended: bool) -> list[Gap]:
+    """What a followed stream does not carry, in the loader's words where it has them."""
+    gaps = [Gap("no-boundary-log", "an event stream carries the typed events only: no "
+                "boundary log, snapshot or structure, so there are no steps")]
+    if not ended:
+        gaps.append(Gap("incomplete", "the run's end is not in the stream (yet): it is still "
+                        "running, or it stopped without an end"))
+    unknown = recording.unknown_typed_types
+    if unknown:
+        gaps.append(Gap("unknown-types", f"{sum(unknown.values())} events of types this "
+                        "version does not know, kept as they are"))
+    if recording.typed_without_meta:
+        gaps.append(Gap("no-meta", f"{sum(recording.typed_without_meta.values())} typed events "
+                        "carry no meta (no run, stage or time), kept but not placed"))
+    return gaps
+
+
+__all__ = ["FollowedFile", "FollowedRun", "recording_beside", "IDLE_SECONDS", "STATUSES",
+           "WAITING", "RUNNING", "ENDED", "STOPPED", "EVENT_STREAM"]
