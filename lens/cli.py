@@ -12,6 +12,8 @@ Subcommands:
   (:mod:`archive.commands`).
 - ``export recording|…``: a run written for someone else, redacted on request
   (:mod:`lens.export_command`).
+- ``follow FILE``: a run while it is written, one JSON line per change
+  (:mod:`lens.follow_command`).
 
 Each further command registers itself in :data:`COMMANDS` with a function
 that adds its arguments and one that runs it. Output is JSON on stdout unless
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from recorders import cli as recorder_cli
-from lens import causes_command, compare_command, export_command
+from lens import causes_command, compare_command, export_command, follow_command
 from archive import commands as archive_commands
 
 PROG = "footprint-lens"
@@ -52,6 +54,8 @@ COMMANDS: list[Command] = [
             archive_commands.run),
     Command(export_command.NAME, export_command.HELP, export_command.add_arguments,
             export_command.run),
+    Command(follow_command.NAME, follow_command.HELP, follow_command.add_arguments,
+            follow_command.run),
 ]
 
 

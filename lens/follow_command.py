@@ -1,0 +1,98 @@
+"""``footprint-lens follow FILE``: what is known of a run while it is written.
+
+Prints one compact JSON line each time what is known changes: the status
+(``waiting``, ``running``, ``ended``, ``stopped-without-end``), the run being
+written and how many runs the file holds, its typed events, model calls
+started, tool calls, failed tool calls, the calls still open and the headline
+of the newest likely cause (see :meth:`lens.follow.FollowedFile.summary`).
+The file is read every :data:`POLL_SECONDS`.
+
+``--idle-exit SECONDS`` ends the command (status 0) once the file has not
+grown for that long since it was last seen growing (or since the command
+started); the run then reads as ``stopped-without-end`` unless its end was
+seen, and that line is printed first. Without it the command follows until
+interrupted. A line that is not an event, or a path that is not a file,
+exits with status 2 and one line on stderr naming the file and line.
+
+Owns: the command's arguments, its loop and its output. Does not own: reading
+or folding the stream (:mod:`lens.follow`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any
+
+from recorders.errors import RecordingError
+
+NAME = "follow"
+HELP = "follow a run while it is written: one JSON line each time what is known changes"
+# How often the file is read: a written event's count is printed within about this.
+POLL_SECONDS = 0.1
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="the event stream fileObservability appends (.ndjson), "
+                                     "or a recording or envelope rewritten in place")
+    parser.add_argument("--idle-exit", type=_seconds, default=None, metavar="SECONDS",
+                        help="exit (status 0) after SECONDS without the file growing")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, found {text!r}") \
+            from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, found {text!r}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    from lens.follow import IDLE_SECONDS, FollowedFile
+
+    path = args.file
+    if not os.path.exists(path) and not os.path.exists(f"{path}.1"):
+        raise RecordingError(f"cannot read {path!r}: no such file")
+    idle_exit = args.idle_exit
+    stopped_after = IDLE_SECONDS if idle_exit is None else min(IDLE_SECONDS, idle_exit)
+    followed = FollowedFile(path, idle_seconds=stopped_after)
+    printed: dict[str, Any] | None = None
+    last_growth = time.monotonic()
+    try:
+        while True:
+            if followed.poll():
+                last_growth = time.monotonic()
+            quiet = time.monotonic() - last_growth
+            if idle_exit is not None and quiet >= idle_exit:
+                # Said as it is at the exit: a run with no end has stopped as far as seen.
+                followed.idle_seconds = min(followed.idle_seconds, quiet)
+            summary = followed.summary()
+            if summary != printed:
+                if not _print_line(summary):
+                    return 0
+                printed = summary
+            if idle_exit is not None and quiet >= idle_exit:
+                return 0
+            time.sleep(POLL_SECONDS)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        followed.close()
+
+
+def _print_line(summary: dict[str, Any]) -> bool:
+    """One line on stdout; False when the reader went away."""
+    try:
+        sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return False
+    return True
