@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from recorders.catalogue import CONTEXT_BUDGET_PRESSURE, SKILL_REJECTED, VERDICT, \
     WARNING as WARNING_KIND, short_name
@@ -71,6 +71,9 @@ class LikelyCause:
     detail: DisplayText | None  # the error text or payload, when recorded
     nav: Nav | None
     events: tuple[int, ...] = ()  # typed indices (positions in ``events``) it rests on
+    # What it is about, as recorded (a tool, a provider, a skill, a check's
+    # target, a slot); None when nothing names one. Causes across runs group by it.
+    subject: str | None = None
 
     @property
     def is_error(self) -> bool:
@@ -117,12 +120,12 @@ def _tool_failures(index: EvidenceIndex, step_map: StepMap | None,
                 "instead of a result." if tool.id in served else
                 f"The tool returned an error{asked}.",
                 display_text(tool.result) if tool.has_result else None, nav,
-                _positions(tool.start_event_index, tool.end_event_index)))
+                _positions(tool.start_event_index, tool.end_event_index), _recorded(tool.name)))
         elif not tool.ended:
             causes.append(LikelyCause(
                 "tool did not end", ERROR, f"Tool {_name(tool.name)} never returned",
                 f"The recording has the tool call's start but no end{asked}.", None, nav,
-                _positions(tool.start_event_index)))
+                _positions(tool.start_event_index), _recorded(tool.name)))
     return causes
 
 
@@ -152,12 +155,14 @@ def _provider_errors(index: EvidenceIndex, step_map: StepMap | None) -> list[Lik
                 "provider error", ERROR, f"{call_title(call)} failed",
                 f"A fatal error was recorded while this model call{provider} was open, so it "
                 "gave no answer.", display_text(call.failure), nav,
-                _positions(call.start_event_index, call.failure_event_index)))
+                _positions(call.start_event_index, call.failure_event_index),
+                _recorded(call.provider) or _recorded(call.model)))
         elif not call.ended:
             causes.append(LikelyCause(
                 "model call did not end", ERROR, f"{call_title(call)} never ended",
                 f"The recording has this model call's start{provider} but no end or error.",
-                None, nav, _positions(call.start_event_index)))
+                None, nav, _positions(call.start_event_index),
+                _recorded(call.provider) or _recorded(call.model)))
     return causes
 
 
@@ -183,14 +188,15 @@ def _route_causes(index: EvidenceIndex, step_map: StepMap | None, hops: Sequence
             f"Route to {_name(hop.requested_skill)} rejected",
             "The model asked to move to a skill the graph does not reach from here: "
             + one_line(format_route_hop(hop)), None, _hop_nav(hop, steps, index),
-            (behind.pop(0),) if behind else ()))
+            (behind.pop(0),) if behind else (), _recorded(hop.requested_skill)))
     for trip in trips:
         marked = trip_marks(hops, [trip])  # the hop that tripped this governor
         nav = _hop_nav(hops[next(iter(marked))], steps, index) if marked else None
         skills = ", ".join(_name(s) for s in trip.skills) or "no skill named"
         causes.append(LikelyCause(
             "governor trip", WARNING, f"Route governor stopped a {trip.kind} loop",
-            f"{one_line(trip.detail)} (skills: {skills}).", None, nav))
+            f"{one_line(trip.detail)} (skills: {skills}).", None, nav,
+            subject=_recorded(trip.kind)))
     return causes
 
 
@@ -232,7 +238,8 @@ def _context_cuts(index: EvidenceIndex, step_map: StepMap | None,
             f"{pieces} piece(s) evicted before {_calls_text(evicted)}",
             "The model was not served pieces it had seen before" + _last_text(evicted) + ".",
             None, nav_for_call(index, step_map, evicted[0].id),
-            tuple(e.event_index for call in evicted for e in call.evictions)))
+            tuple(e.event_index for call in evicted for e in call.evictions),
+            _one_of(e.slot for call in evicted for e in call.evictions)))
     if dropped:
         slots = ", ".join(sorted({_name(slot) for _, slot, _ in dropped}))
         causes.append(LikelyCause(
@@ -242,14 +249,17 @@ def _context_cuts(index: EvidenceIndex, step_map: StepMap | None,
             f"The slot's budget did not hold everything (slot: {slots}), so some pieces were "
             "left out of what the model was served" + _last_text([c for c, _, _ in dropped])
             + ".", None, nav_for_call(index, step_map, dropped[0][0].id),
-            _positions(*(call.slots[slot].composed_event_index for call, slot, _ in dropped))))
+            _positions(*(call.slots[slot].composed_event_index for call, slot, _ in dropped)),
+            _one_of(slot for _, slot, _ in dropped)))
     if pressed:
         causes.append(LikelyCause(
             "budget pressure", WARNING,
             f"Context budget pressure before {_calls_text([call for call, _ in pressed])}",
             "The context was over or near its budget when the call was composed"
             + _last_text([c for c, _ in pressed]) + ".", display_text(pressed[0][1]),
-            nav_for_call(index, step_map, pressed[0][0].id), tuple(pressed_at)))
+            nav_for_call(index, step_map, pressed[0][0].id), tuple(pressed_at),
+            _one_of(payload.get("slot") if isinstance(payload, dict) else None
+                    for _, payload in pressed)))
     for gap in gaps:
         if gap.code in _LOST_EVENT_GAPS:
             causes.append(LikelyCause(
@@ -304,11 +314,23 @@ def _results_never_served(index: EvidenceIndex, step_map: StepMap | None,
                f"first came before {call_title(later)}.")
     return [LikelyCause("result never served", WARNING, headline, why,
                         display_text(tool.result), nav_for_tool(index, step_map, tool.id),
-                        _positions(*(t.end_event_index for t, _ in unserved)))]
+                        _positions(*(t.end_event_index for t, _ in unserved)),
+                        _one_of(t.name for t, _ in unserved))]
 
 
 def _positions(*positions: int | None) -> tuple[int, ...]:
     return tuple(p for p in positions if p is not None)
+
+
+def _recorded(value: object) -> str | None:
+    """A subject as recorded: a non-empty text, else None."""
+    return value if isinstance(value, str) and value else None
+
+
+def _one_of(values: Iterable[object]) -> str | None:
+    """The subject shared by every value, or None when they name several (or none)."""
+    named = {value for value in map(_recorded, values)}
+    return named.pop() if len(named) == 1 else None
 
 
 # ─── The framework's own verdicts and warnings ─────────────────────────
@@ -337,7 +359,8 @@ def _verdict_cause(index: EvidenceIndex, step_map: StepMap | None,
                    finding: Finding) -> LikelyCause:
     return LikelyCause(finding.short, ERROR, _finding_headline(index, finding),
                        _finding_why(index, finding), display_text(finding.payload),
-                       _finding_nav(index, step_map, finding), (finding.event_index,))
+                       _finding_nav(index, step_map, finding), (finding.event_index,),
+                       _finding_subject(index, finding))
 
 
 def _warning_cause(index: EvidenceIndex, step_map: StepMap | None,
@@ -348,7 +371,23 @@ def _warning_cause(index: EvidenceIndex, step_map: StepMap | None,
         headline += f" ({len(alike)} times; the first shown)"
     return LikelyCause(first.short, WARNING, headline, _finding_why(index, first),
                        display_text(first.payload), _finding_nav(index, step_map, first),
-                       tuple(f.event_index for f in alike))
+                       tuple(f.event_index for f in alike), _finding_subject(index, first))
+
+
+# The payload field that names what a verdict or warning is about, most
+# specific first: the tool, the check's target, the skill, the metric, the
+# service, the provider, the map, the rule, the slot, the kind of check.
+SUBJECT_FIELDS = ("toolName", "tool", "target", "skillId", "requestedId", "metricId", "service",
+                  "providerName", "providerId", "primary", "mapId", "checkerId",
+                  "policyRuleId", "middleware", "memoryId", "branchId", "loopId", "slot",
+                  "category", "kind", "stage")
+
+
+def _finding_subject(index: EvidenceIndex, finding: Finding) -> str | None:
+    if finding.tool is not None and _recorded(index.tool_calls[finding.tool].name):
+        return index.tool_calls[finding.tool].name
+    payload = finding.payload if isinstance(finding.payload, dict) else {}
+    return next((payload[name] for name in SUBJECT_FIELDS if _recorded(payload.get(name))), None)
 
 
 def _finding_headline(index: EvidenceIndex, finding: Finding) -> str:
