@@ -1,23 +1,54 @@
 """``footprint-lens export recording``: a run's file written back in its own format.
 
 Without redaction the output is the input's bytes, unchanged, once the loader
-has read them as a run (a faithful copy). With a
-:class:`~lens.share.redaction.Redactor` the file is parsed, masked and written
-in the input's own format and style.
+has read them as a run: a faithful copy. With a
+:class:`~lens.share.redaction.Redactor`, the file is masked and written in
+the input's own format and style, one plan (the same mask for the same value)
+over all of it:
+
+- a JSON document (recording, envelope, boundary-event list, Trace, packed
+  recording, artifact-store entry, audit bundle): the same document masked,
+  compact or indented as the input was (the indent and a final newline kept,
+  a byte-order mark kept), gzipped when the input was;
+- an event stream (NDJSON): one masked event a line; a last line still being
+  written (no newline, not yet whole JSON) is left out and said so;
+- a bug report (.zip): the same members in the same order, each JSON member
+  masked as a document, each text member as text; a member that is neither
+  is refused (it cannot be looked into, so it cannot be shared redacted).
+
+Before anything is written the masked file is opened again as the input was:
+the same kind, the same runs, the same numbers of typed and boundary events,
+or the export is refused. An audit bundle's hash chain covers the payloads
+as written, so a redacted copy opens with its chain reported broken; that is
+said too.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
+import io
+import json
 import os
 import sys
 import tempfile
-from typing import TYPE_CHECKING
+import zipfile
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
+from recorders.deep_parse import parsing
 from recorders.errors import RecordingError
 
 if TYPE_CHECKING:
-    from lens.share.redaction import Redactor
+    from lens.share.redaction import Redactor, Report
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_ZIP_MAGIC = b"PK\x03\x04"
+_BOM = "\ufeff"
+_RECURSION_LIMIT = 10_100  # the loader's
+# A zip member may not expand beyond this (as a gzip file in the loader).
+MAX_MEMBER_BYTES = 2 * 1024**3
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,22 +56,232 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, redactor: Redactor | None) -> int:
-    from recorders.loading import load_recording, read_regular_file
+    from recorders.loading import read_regular_file
 
     data = _read(args.file, read_regular_file)
-    load_recording(data)  # refuses what is not a run, naming the problem
-    if redactor is not None:
-        raise RecordingError("redaction is not wired in yet")
-    write_atomically(args.output, data)
-    print(f"wrote {args.output} ({len(data):,} bytes, an unchanged copy)", file=sys.stderr)
+    exported = export_recording(data, redactor)
+    write_atomically(args.output, exported.data)
+    for note in exported.notes:
+        print(note, file=sys.stderr)
+    what = "an unchanged copy" if redactor is None else exported.report.summary()
+    print(f"wrote {args.output} ({len(exported.data):,} bytes, {exported.form}): {what}",
+          file=sys.stderr)
     return 0
+
+
+@dataclass
+class Exported:
+    """A file's export: its bytes, what form they take, what was masked."""
+
+    data: bytes
+    form: str  # e.g. "envelope, gzipped"
+    report: Report | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def export_recording(data: bytes, redactor: Redactor | None) -> Exported:
+    """The run file ``data`` exported: as it is without ``redactor``, masked in
+    its own format with one. RecordingError when it is not a run Lens opens,
+    or when the masked file would not open as the input does."""
+    before = _opened(data)
+    if redactor is None:
+        return Exported(data, _form(before, data))
+    if data.startswith(_ZIP_MAGIC):
+        out, report, notes = _redact_zip(data, redactor)
+    elif data.startswith(_GZIP_MAGIC):
+        from recorders.loading import gunzip
+
+        inner, report, notes = _redact_plain(gunzip(data), redactor)
+        out = gzip.compress(inner, compresslevel=6, mtime=0)
+    else:
+        out, report, notes = _redact_plain(data, redactor)
+    after = _opened(out, redacted=True)
+    if _shape(after) != _shape(before):
+        raise RecordingError(
+            "the redacted file would not open as the input does (input: "
+            f"{_describe_shape(before)}; redacted: {_describe_shape(after)}); nothing written")
+    if before.kind == "audit-bundle":
+        notes.append("an audit bundle's hash chain covers the payloads as written: the "
+                     "redacted copy opens with its chain reported broken")
+    return Exported(out, _form(before, data), report, notes)
+
+
+# ─── Checking it opens ─────────────────────────────────────────────────
+
+
+def _opened(data: bytes, redacted: bool = False) -> Any:
+    from recorders.loading import load_file
+
+    try:
+        return load_file(data)
+    except RecordingError as exc:
+        if redacted:
+            raise RecordingError(f"the redacted file would not open ({exc}); nothing "
+                                 "written") from None
+        raise
+
+
+def _shape(loaded: Any) -> tuple:
+    return (loaded.kind, tuple((r.source_kind, len(r.typed_events), len(r.boundary_events))
+                               for r in loaded.runs))
+
+
+def _describe_shape(loaded: Any) -> str:
+    runs = ", ".join(f"{len(r.typed_events)} typed/{len(r.boundary_events)} boundary events"
+                     for r in loaded.runs) or "no runs"
+    return f"{loaded.kind}, {runs}"
+
+
+def _form(loaded: Any, data: bytes) -> str:
+    return loaded.kind + (", gzipped" if data.startswith(_GZIP_MAGIC) else "")
+
+
+# ─── JSON documents and event streams ──────────────────────────────────
+
+
+def _redact_plain(data: bytes, redactor: Redactor) -> tuple[bytes, Report, list[str]]:
+    text = _utf8(data)
+    bom = text.startswith(_BOM)
+    body = text[1:] if bom else text
+    document = _parse(body)
+    if document is not _NOT_JSON:
+        style = JsonStyle.of(body)
+        redacted, report = redactor.redact(document)
+        out = style.dumps(redacted)
+        return ((_BOM if bom else "") + out).encode("utf-8", "surrogatepass"), report, []
+    events, notes = _stream_events(body)
+    plan = redactor.plan([events])
+    redacted, report = plan.apply(events)
+    with parsing(_RECURSION_LIMIT):
+        lines = "".join(_compact(event) + "\n" for event in redacted)
+    return ((_BOM if bom else "") + lines).encode("utf-8", "surrogatepass"), report, notes
+
+
+_NOT_JSON = object()
+
+
+def _parse(text: str) -> Any:
+    """The JSON document of ``text``, or _NOT_JSON when it is not one document."""
+    try:
+        with parsing(_RECURSION_LIMIT):
+            return json.loads(text)
+    except (ValueError, RecursionError):
+        return _NOT_JSON
+
+
+def _stream_events(text: str) -> tuple[list[Any], list[str]]:
+    """The events of an NDJSON stream; a last line that is not whole yet is left out."""
+    lines = text.split("\n")
+    events: list[Any] = []
+    notes: list[str] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            with parsing(_RECURSION_LIMIT):
+                events.append(json.loads(line))
+        except (ValueError, RecursionError):
+            if number == len(lines):  # no newline after it: still being written
+                notes.append(f"line {number} was still being written (not whole JSON yet) "
+                             "and is left out")
+                continue
+            raise RecordingError(f"line {number} of the event stream is not valid JSON") from None
+    return events, notes
+
+
+@dataclass(frozen=True)
+class JsonStyle:
+    """How a JSON file was written: compact, or indented by ``indent``; a final newline."""
+
+    indent: str | None
+    newline: bool
+
+    @classmethod
+    def of(cls, text: str) -> JsonStyle:
+        body = text.strip()
+        indent = None
+        if "\n" in body:
+            second = body.split("\n", 2)[1]
+            indent = second[: len(second) - len(second.lstrip(" \t"))] or None
+        return cls(indent, text.endswith("\n"))
+
+    def dumps(self, document: Any) -> str:
+        with parsing(_RECURSION_LIMIT):
+            if self.indent is None:
+                out = _compact(document)
+            else:
+                out = json.dumps(document, ensure_ascii=False, indent=self.indent)
+        return out + ("\n" if self.newline else "")
+
+
+def _compact(value: Any) -> str:
+    """As JavaScript's ``JSON.stringify`` writes it: no spaces, non-ASCII as it is."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _utf8(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordingError(f"the file is not valid UTF-8 (byte {exc.start})") from None
+
+
+# ─── Bug reports ───────────────────────────────────────────────────────
+
+
+def _redact_zip(data: bytes, redactor: Redactor) -> tuple[bytes, Report, list[str]]:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        members = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise RecordingError(f"the zip file cannot be read ({exc})") from None
+    if sum(m.file_size for m in members) > MAX_MEMBER_BYTES:
+        raise RecordingError("the zip's members expand beyond 2 GiB; refused")
+    parts: list[tuple[zipfile.ZipInfo, str, Any, JsonStyle | None]] = []
+    for member in members:
+        if member.is_dir():
+            parts.append((member, "dir", None, None))
+            continue
+        try:
+            raw = archive.read(member)
+        except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError) as exc:
+            raise RecordingError(f"{member.filename}: cannot be read from the zip "
+                                 f"({exc})") from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise RecordingError(f"{member.filename} in the zip is not text, so it cannot be "
+                                 "looked into for redaction; nothing written") from None
+        document = _parse(text) if member.filename.lower().endswith(".json") else _NOT_JSON
+        if document is _NOT_JSON:
+            parts.append((member, "text", text, None))
+        else:
+            parts.append((member, "json", document, JsonStyle.of(text)))
+    # One plan over every member: the same value has the same mask in all of them.
+    plan = redactor.plan([value for _, what, value, _ in parts if what != "dir"])
+    out = io.BytesIO()
+    places: Counter = Counter()
+    with zipfile.ZipFile(out, "w") as written:
+        for member, what, value, style in parts:
+            if what == "dir":
+                written.writestr(member, b"")
+                continue
+            redacted, report = plan.apply(value)
+            places.update(report.places)
+            body = style.dumps(redacted) if style is not None else redacted
+            written.writestr(member, body.encode("utf-8", "surrogatepass"))
+    return out.getvalue(), plan.report(places), []
+
+
+# ─── Files ─────────────────────────────────────────────────────────────
 
 
 def _read(path: str, read_regular_file) -> bytes:
     try:
         data = read_regular_file(path)
     except (OSError, ValueError) as exc:
-        raise RecordingError(f"cannot read {path!r}: {getattr(exc, 'strerror', None) or exc}") from None
+        reason = getattr(exc, "strerror", None) or exc
+        raise RecordingError(f"cannot read {path!r}: {reason}") from None
     if data is None:
         raise RecordingError(f"cannot read {path!r}: not a regular file")
     return data

@@ -1,25 +1,805 @@
-"""Masking what a shared run must not carry (work in progress: the API first).
+"""Masking what a shared run must not carry, with the same mask for the same value.
 
-API for the exports and the app's Share dialog::
+What is masked (``--redact``), wherever a run carries text:
 
-    redactor = Redactor(patterns=["order A-\\d+"], builtin=True)   # RedactionError: bad pattern
-    preview = redactor.preview(document)       # nothing written
-    preview.counts        # {"email": 2, "key": 1, ...} distinct values per kind
-    preview.examples      # {"email": ["[email 1]", "[email 2]"], ...}
-    redacted = redactor.redact(document)       # a new document; the input is not changed
+- ``key``: API keys and tokens in their providers' shapes (OpenAI ``sk-``/
+  ``sk-proj-``, Anthropic ``sk-ant-``, GitHub ``ghp_``/``gho_``/…/
+  ``github_pat_``, Slack ``xox…-``, Google ``AIza…``, Stripe ``sk_live_``/
+  ``rk_live_``/…), JSON Web Tokens, the token after ``Bearer``/``Basic``, AWS
+  access key ids (``AKIA``/``ASIA``…), private-key blocks, the value of a
+  secret-looking assignment (``password=…``, ``api_key: …``,
+  ``aws_secret_access_key = …``) and of a JSON member with such a name
+  (``{"password": "…"}``);
+- ``email``: e-mail addresses (not ``icon@2x.png``);
+- ``card``: card numbers, 15 to 19 digits, plain or grouped by spaces or
+  dashes, with a card network's first digit and a valid Luhn check digit (a
+  number failing Luhn is left alone; so are 13-digit millisecond times);
+- ``phone``: ``+`` international numbers (8 to 15 digits), North American
+  ``(415) 555-0134``/``415-555-0134`` and European ``0``-prefixed grouped
+  numbers (``020 7946 0958``, ``06 12 34 56 78``); a bare digit run, a date,
+  a time, a version or an id is not a phone number;
+- ``pattern``: what the user's own expressions match (``--redact-pattern``);
+  a pattern with a group named ``mask`` masks only that group.
+
+Each distinct value becomes ``[kind n]``, numbered by first appearance, and
+the same value gets the same mask everywhere in the export, so a redacted run
+still reads ("[email 1] asked for a refund; [email 1] was told no").
+
+Where it looks: every string and every object key at any depth; text that is
+itself JSON (a tool's arguments or result given as a string, an artifact
+store's recording text) is parsed and looked into, whatever its escapes
+(``\\u0040`` for ``@``); percent-encoded text (``alice%40example.com`` in a
+URL) is decoded to look and masked in its encoded form; a value found in one
+place is masked wherever else it occurs, also as the cut-off start of a
+shortened summary (``Customer alice@ex…``); a card number written as a JSON
+number becomes its mask.
+
+What is never masked, and why: the fields Lens and agentfootprint read to
+place, pair and name steps. A mask there would not hide anything a person
+typed (they hold names and ids made by the program) but could unpair a tool
+call from its result or turn a known event type into an unknown one. They
+are: an event's ``type`` and ``meta`` (run id, stage id, subflow and
+composition paths, times) and its fields naming stages, subflows, branches,
+tools, tool-call ids, models, providers, slots and sources
+(:data:`EVENT_FIELDS`); the same names at the top of a typed event's payload
+(:data:`PAYLOAD_FIELDS`); an envelope's ``format``, ``producer``, ``run`` and
+``privacy``; the snapshot's ``runId`` and its recorders' names; the build-time
+structure's ids, names and types (:data:`STRUCTURE_FIELDS`); and the names of
+an event's, payload's, snapshot's or structure's fields (not the keys of the
+data they hold). Numbers other than card-shaped integers are never touched.
+Everything else (payloads, arguments, results, messages, prompts, the
+snapshot's sharedState, commit log and execution tree) is text to mask.
+
+The user's patterns run in a child process with a time budget per pattern
+(:mod:`lens.share.pattern_worker`); the built-in patterns use bounded or
+possessive repeats only, so they take time linear in the text.
+
+API, for the exports and the app's Share dialog::
+
+    redactor = Redactor(patterns=[r"order A-\\d+"])    # RedactionError: invalid pattern
+    plan = redactor.plan([document])                 # what will be masked
+    redacted, report = plan.apply(document)          # a new document; the input is unchanged
+    preview = redactor.preview(document)             # plan + apply, nothing written:
+    preview.counts      # {"email": 2, "key": 1}: distinct values masked, per kind
+    preview.places      # {"email": 5, "key": 1}: how many places were masked
+    preview.examples    # {"email": ["[email 1]", "[email 2]"]}
+    preview.size_bytes  # the redacted export's size (``serialize`` decides the format)
 """
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import selectors
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+from urllib.parse import quote, quote_plus, unquote, unquote_plus
+
+from recorders.deep_parse import parsing
+
+KINDS = ("key", "email", "card", "phone", "pattern")
+EXAMPLES_PER_KIND = 3
+# Seconds one user pattern may take over the whole export (all its texts).
+PATTERN_SECONDS = 5.0
+# A value found once is also masked wherever else it occurs, when at least this long
+# (shorter ones, e.g. a 3-character password, are masked only where they were found).
+MIN_ELSEWHERE_CHARS = 4
+# The shortest cut-off start of a value masked in a shortened summary (``alic…``).
+MIN_CUT_CHARS = 4
+_RECURSION_LIMIT = 10_100  # as the loader's (recorders.loading.PARSE_RECURSION_LIMIT)
+
+# ─── What is structural ────────────────────────────────────────────────
+
+EVENT_FIELDS = frozenset({
+    "type", "meta", "runtimeStageId", "subflowPath", "depth", "ts", "commitIdxBefore",
+    "commitIdxAfter", "isRoot", "subflowId", "localSubflowId", "parentSubflowId",
+    "childName", "subflowName", "primitiveKind", "slotKind", "isAgentInternal", "decider",
+    "chosen", "target", "iteration", "toolName", "toolCallId", "model", "provider",
+    "stopReason", "slot", "source", "sourceId", "asRole", "asRecency", "compositionId",
+    "kind", "name", "actorArrow", "toolCallCount", "durationMs",
+})
+PAYLOAD_FIELDS = frozenset({
+    "toolName", "toolCallId", "slot", "source", "sourceId", "model", "provider",
+    "stopReason", "chosen", "kind", "asRole", "asRecency", "agentId", "runId",
+    "contentHash", "compositionId", "subflowId", "runtimeStageId",
+})
+ROOT_FIELDS = frozenset({"format", "producer", "run", "privacy", "version", "redaction",
+                         "capturedAtMs", "meta", "header", "manifestVersion"})
+RECORDER_FIELDS = frozenset({"name", "id", "preferredOperation", "meta"})
+STRUCTURE_FIELDS = frozenset({"id", "name", "type", "subflowId", "subflowName",
+                              "localSubflowId", "isSubflowRoot", "stageId", "kind"})
+
+# Contexts of the walk: what a value is, which decides what of it is masked.
+_CONTENT, _STRUCTURAL, _EVENT, _PAYLOAD, _ROOT, _SNAPSHOT, _RECORDERS, _RECORDER, \
+    _STRUCTURE = range(9)
+# Where an object's keys are field names of the format, not data.
+_NAMED_FIELDS = frozenset({_EVENT, _PAYLOAD, _ROOT, _SNAPSHOT, _RECORDER, _STRUCTURE})
+
+
+def _is_event(value: dict) -> bool:
+    return value.get("type").__class__ is str and (
+        "meta" in value or "runtimeStageId" in value or "subflowPath" in value)
+
+
+def _is_nested_run(value: Any) -> bool:
+    """A recording or envelope given as text inside another file (an artifact store's)."""
+    return isinstance(value, dict) and (
+        value.get("format") == "agentfootprint.recording.v1"
+        or (isinstance(value.get("snapshot"), dict) and "recorders" in value["snapshot"]))
+
+
+def _member_context(context: int, key: str) -> int:
+    if context == _CONTENT:
+        return _CONTENT
+    if context == _EVENT:
+        if key in EVENT_FIELDS:
+            return _STRUCTURAL
+        return _PAYLOAD if key == "payload" else _CONTENT
+    if context == _PAYLOAD:
+        return _STRUCTURAL if key in PAYLOAD_FIELDS else _CONTENT
+    if context == _ROOT:
+        if key in ROOT_FIELDS:
+            return _STRUCTURAL
+        return {"recording": _ROOT, "snapshot": _SNAPSHOT,
+                "structure": _STRUCTURE}.get(key, _CONTENT)
+    if context == _SNAPSHOT:
+        return {"runId": _STRUCTURAL, "recorders": _RECORDERS}.get(key, _CONTENT)
+    if context == _RECORDER:
+        return _STRUCTURAL if key in RECORDER_FIELDS else _CONTENT
+    if context == _STRUCTURE:
+        return _STRUCTURAL if key in STRUCTURE_FIELDS else _STRUCTURE
+    return _CONTENT
+
+
+def _object_context(context: int, value: dict) -> int:
+    """The context an object gets from where it sits (an event is an event anywhere)."""
+    if context in (_CONTENT, _PAYLOAD) and _is_event(value):
+        return _EVENT
+    if context == _RECORDERS:
+        return _RECORDER
+    return context
+
+
+def _item_context(context: int) -> int:
+    """The context of a list's items: recorders stay recorders, the structure stays
+    the structure, anything else is content (its events recognised by their shape)."""
+    return context if context in (_RECORDERS, _STRUCTURE, _CONTENT) else _CONTENT
+
+
+# ─── The built-in detectors ────────────────────────────────────────────
+
+_SECRET_NAMES = frozenset({
+    "password", "passwd", "pwd", "passphrase", "secret", "clientsecret", "apikey",
+    "xapikey", "apisecret", "accesstoken", "refreshtoken", "authtoken", "idtoken",
+    "sessiontoken", "token", "bearertoken", "authorization", "proxyauthorization",
+    "cookie", "setcookie", "privatekey", "secretkey", "awssecretaccesskey",
+    "secretaccesskey", "awssessiontoken", "signingkey", "webhooksecret",
+})
+
+
+def is_secret_name(key: str) -> bool:
+    """A JSON member whose value is a secret by its name (``api_key``, ``Password``…)."""
+    return len(key) <= 40 and re.sub(r"[-_.\s]", "", key).lower() in _SECRET_NAMES
+
+
+_FILE_SUFFIXES = frozenset({"png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "bmp", "js",
+                            "mjs", "ts", "tsx", "jsx", "css", "json", "map", "txt", "py"})
+
+
+def luhn_valid(digits: str) -> bool:
+    total = 0
+    for position, char in enumerate(reversed(digits)):
+        value = ord(char) - 48
+        if position % 2:
+            value = value * 2 - 9 if value > 4 else value * 2
+        total += value
+    return total % 10 == 0
+
+
+def _card_ok(text: str) -> bool:
+    digits = re.sub(r"[ -]", "", text)
+    if not 15 <= len(digits) <= 19 or digits[0] not in "23456":
+        return False
+    separators = set(re.findall(r"[ -]", text))
+    if len(separators) > 1:
+        return False
+    if separators:
+        groups = [len(g) for g in re.split(r"[ -]", text)]
+        if groups not in ([4, 4, 4, 4], [4, 4, 4, 4, 3], [4, 6, 5], [4, 4, 4, 4, 2, 1],
+                          [4, 4, 4, 7], [6, 13]):
+            return False
+    return luhn_valid(digits)
+
+
+def _digit_count(text: str) -> int:
+    return sum(c.isdigit() for c in text)
+
+
+def _international_phone_ok(text: str) -> bool:
+    return 8 <= _digit_count(text) <= 15
+
+
+def _national_phone_ok(text: str) -> bool:
+    return 9 <= _digit_count(text) <= 12
+
+
+def _key_body_ok(text: str) -> bool:
+    """A random-looking key: letters and digits both, not words joined by dashes."""
+    return bool(re.search(r"\d", text)) and bool(re.search(r"[A-Za-z]", text))
+
+
+def _bearer_ok(text: str) -> bool:
+    return bool(re.search(r"\d", text)) or len(text) >= 20
+
+
+def _assignment_ok(text: str) -> bool:
+    return not text.startswith(("[key ", "[email ", "[card ", "[phone ", "[pattern "))
+
+
+def _email_ok(text: str) -> bool:
+    return text.rsplit(".", 1)[-1].lower() not in _FILE_SUFFIXES
+
+
+@dataclass(frozen=True)
+class Detector:
+    """One built-in shape: ``regex`` finds it, ``group`` is the part masked,
+    ``accept`` (if any) must agree with that part."""
+
+    kind: str
+    regex: re.Pattern
+    group: int = 0
+    accept: Callable[[str], bool] | None = None
+    needs: str | None = None  # a character the text must hold for the regex to run
+
+
+_ALNUM_BEFORE = r"(?<![A-Za-z0-9])"
+_ALNUM_AFTER = r"(?![A-Za-z0-9])"
+# Digits standing alone: not inside a word, an id, a decimal, a date or a path.
+_NUM_BEFORE = r"(?<![\w+\-./:])"
+_NUM_AFTER = r"(?![\w\-/:]|[.,]\d)"
+
+BUILTIN_DETECTORS: tuple[Detector, ...] = (
+    Detector("key", re.compile(
+        r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----[\s\S]{1,20000}?-----END [A-Z ]{0,40}"
+        r"PRIVATE KEY-----"), needs="-"),
+    Detector("key", re.compile(
+        _ALNUM_BEFORE + r"sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}+"),
+        accept=_key_body_ok, needs="-"),
+    Detector("key", re.compile(
+        _ALNUM_BEFORE + r"(?:gh[pousr]_[A-Za-z0-9]{30,}+|github_pat_[A-Za-z0-9_]{20,}+)"),
+        needs="_"),
+    Detector("key", re.compile(_ALNUM_BEFORE + r"xox[abposre]-[A-Za-z0-9\-]{10,}+"),
+             accept=_key_body_ok, needs="-"),
+    Detector("key", re.compile(_ALNUM_BEFORE + r"AIza[0-9A-Za-z_\-]{30,}+")),
+    Detector("key", re.compile(
+        _ALNUM_BEFORE + r"(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{10,}+|"
+        + _ALNUM_BEFORE + r"whsec_[0-9A-Za-z]{20,}+"), needs="_"),
+    Detector("key", re.compile(
+        _ALNUM_BEFORE + r"eyJ[A-Za-z0-9_\-]{8,}+\.eyJ[A-Za-z0-9_\-]{8,}+\.[A-Za-z0-9_\-]*+"),
+        needs="."),
+    Detector("key", re.compile(_ALNUM_BEFORE + r"(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}"
+                               + _ALNUM_AFTER)),
+    Detector("key", re.compile(r"(?i:\b(?:bearer|basic))[ \t]++([A-Za-z0-9._~+/=\-]{8,}+)"),
+             group=1, accept=_bearer_ok),
+    Detector("key", re.compile(
+        r"(?i:" + _ALNUM_BEFORE + r"(?:aws_secret_access_key|aws_session_token|"
+        r"secret_access_key|client[_-]?secret|api[_-]?key|api[_-]?secret|access[_-]?token|"
+        r"auth[_-]?token|refresh[_-]?token|passwor[dt]|passwd|pwd|secret|token))"
+        r"[\"']?[ \t]*+[:=][ \t]*+[\"']?([^\s\"'`,;&<>]{6,}+)"),
+        group=1, accept=_assignment_ok),
+    Detector("email", re.compile(
+        r"(?<![\w.%+\-])[A-Za-z0-9._%+\-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}"
+        r"[A-Za-z0-9])?\.){1,8}+[A-Za-z]{2,24}+(?![\w\-])"), accept=_email_ok, needs="@"),
+    Detector("card", re.compile(
+        _NUM_BEFORE + r"\d(?:[ \-]?\d){14,18}+" + _NUM_AFTER), accept=_card_ok),
+    Detector("phone", re.compile(
+        r"(?<![\w+])\+\d{1,3}(?:[ .\-]?(?:\(\d{1,4}\)|\d{1,5})){1,6}+" + _NUM_AFTER),
+        accept=_international_phone_ok, needs="+"),
+    Detector("phone", re.compile(
+        _NUM_BEFORE + r"(?:1[ .\-])?(?:\(\d{3}\)[ ]?|\d{3}[ .\-])\d{3}[ .\-]\d{4}" + _NUM_AFTER)),
+    Detector("phone", re.compile(
+        _NUM_BEFORE + r"0\d{1,4}(?:[ .\-]\d{2,8}){1,4}+" + _NUM_AFTER),
+        accept=_national_phone_ok),
+)
+_HAS_DIGITS = re.compile(r"\d\D?\d")
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_CARD_INTEGER_DIGITS = range(15, 20)
+
+
+def _builtin_spans(text: str) -> list[tuple[int, int, str]]:
+    found: list[tuple[int, int, str]] = []
+    digits = None
+    for detector in BUILTIN_DETECTORS:
+        if detector.needs is not None and detector.needs not in text:
+            continue
+        if detector.kind in ("card", "phone"):
+            if digits is None:
+                digits = _HAS_DIGITS.search(text) is not None
+            if not digits:
+                continue
+        for match in detector.regex.finditer(text):
+            start, end = match.span(detector.group)
+            if end <= start:
+                continue
+            if detector.accept is not None and not detector.accept(text[start:end]):
+                continue
+            found.append((start, end, detector.kind))
+    return found
+
+
+def _resolve(spans: Iterable[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Non-overlapping spans: the leftmost first, the longer of two starting together,
+    the earlier-listed kind of two alike (the order spans come in)."""
+    ordered = sorted(enumerate(spans), key=lambda item: (item[1][0], item[1][0] - item[1][1],
+                                                        item[0]))
+    kept: list[tuple[int, int, str]] = []
+    end = -1
+    for _, span in ordered:
+        if span[0] >= end:
+            kept.append(span)
+            end = span[1]
+    return kept
+
+
+# ─── User patterns ─────────────────────────────────────────────────────
+
 
 class RedactionError(Exception):
-    """A pattern that cannot be used (invalid, matches nothing but the empty text, too slow)."""
+    """A pattern that cannot be used: invalid, matching the empty text, or too slow."""
+
+
+def compile_pattern(source: str) -> re.Pattern:
+    """A user pattern, compiled; RedactionError (one line) when it is unusable."""
+    shown = source if len(source) <= 60 else source[:59] + "…"
+    try:
+        pattern = re.compile(source)
+    except (re.error, RecursionError, OverflowError, ValueError) as exc:
+        where = f" at position {exc.pos}" if getattr(exc, "pos", None) is not None else ""
+        message = getattr(exc, "msg", None) or str(exc)
+        raise RedactionError(f"--redact-pattern {shown!r} is not a valid regular expression: "
+                             f"{message}{where}") from None
+    if pattern.fullmatch("") is not None:
+        raise RedactionError(f"--redact-pattern {shown!r} matches the empty text, so it "
+                             "would mask nothing in particular; make it match at least "
+                             "one character")
+    return pattern
 
 
 def read_pattern_file(path: str) -> list[str]:
-    raise RedactionError("pattern files are not read yet")
+    """The patterns of a file, one a line; blank lines and ``#`` comments skipped."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except OSError as exc:
+        raise RedactionError(f"cannot read the pattern file {path!r}: "
+                             f"{exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RedactionError(f"the pattern file {path!r} is not UTF-8 text") from None
+    return [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+_WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pattern_worker.py")
+
+
+def _user_spans(sources: Sequence[str], texts: list[str], seconds: float
+                ) -> list[list[tuple[int, int, int]]]:
+    """Per pattern, its matches as (text index, start, end), each pattern given at
+    most ``seconds`` over all the texts (RedactionError naming the one that was not)."""
+    if not sources or not texts:
+        return [[] for _ in sources]
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False,
+                                     encoding="ascii") as job:
+        json.dump({"patterns": list(sources), "texts": texts}, job)
+    try:
+        return _run_worker(sources, job.name, seconds)
+    finally:
+        os.unlink(job.name)
+
+
+def _run_worker(sources: Sequence[str], job: str, seconds: float
+                ) -> list[list[tuple[int, int, int]]]:
+    process = subprocess.Popen([sys.executable, "-I", "-S", _WORKER, job],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    results: list[list[tuple[int, int, int]]] = []
+    pending = b""
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ)
+            # The first budget also covers starting the worker and reading the texts.
+            deadline = time.monotonic() + seconds + 2.0
+            while len(results) < len(sources):
+                left = deadline - time.monotonic()
+                if left <= 0 or not selector.select(left):
+                    shown = sources[len(results)]
+                    shown = shown if len(shown) <= 60 else shown[:59] + "…"
+                    raise RedactionError(
+                        f"--redact-pattern {shown!r} took more than {seconds:g} s over this "
+                        "run (a pattern that backtracks, like (a+)+$?); simplify it")
+                chunk = os.read(process.stdout.fileno(), 1 << 20)
+                if not chunk:
+                    error = process.stderr.read().decode("utf-8", "replace").strip()
+                    last = error.splitlines()[-1] if error else "it stopped"
+                    raise RedactionError(f"the redaction patterns could not be run: {last}")
+                pending += chunk
+                while b"\n" in pending and len(results) < len(sources):
+                    line, pending = pending.split(b"\n", 1)
+                    results.append([tuple(span) for span in json.loads(line)])
+                    deadline = time.monotonic() + seconds
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        process.stdout.close()
+        process.stderr.close()
+    return results
+
+
+# ─── The plan: what is masked ──────────────────────────────────────────
+
+
+@dataclass
+class Report:
+    """What one redaction masked: distinct values and places, per kind; no values."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    places: dict[str, int] = field(default_factory=dict)
+    examples: dict[str, list[str]] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """One line for a person: ``masked 2 emails (5 places), 1 key (1 place)``."""
+        if not self.counts:
+            return "nothing matched the redaction patterns; nothing was masked"
+        parts = []
+        for kind in KINDS:
+            count = self.counts.get(kind)
+            if count:
+                places = self.places.get(kind, 0)
+                parts.append(f"{count} {kind}{'' if count == 1 else 's'} "
+                             f"({places} place{'' if places == 1 else 's'})")
+        return "masked " + ", ".join(parts)
+
+
+@dataclass
+class Preview(Report):
+    """A report with the size of the redacted export, for the Share dialog."""
+
+    size_bytes: int = 0
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"counts": self.counts, "places": self.places, "examples": self.examples,
+                "sizeBytes": self.size_bytes}
+
+
+class Plan:
+    """The values one redaction masks and their masks, found over whole documents;
+    :meth:`apply` writes them over a document (and any other of the same export)."""
+
+    def __init__(self, spans: dict[str, list[tuple[int, int, str]]],
+                 masks: dict[str, str], kinds: dict[str, str],
+                 nested: dict[str, tuple[Any, int]]) -> None:
+        self._spans = spans        # text -> its findings (start, end, kind)
+        self.masks = masks         # value -> mask, in order of first appearance
+        self._kinds = kinds        # value -> kind
+        self._nested = nested      # JSON text -> (its parsed value, its context)
+        self._memo: dict[str, tuple[str, Counter]] = {}
+        # Each value long enough to look for elsewhere, and its percent-encoded forms.
+        self._forms: dict[str, str] = {}
+        for value in masks:
+            if len(value) >= MIN_ELSEWHERE_CHARS:
+                for form in _encodings(value):
+                    self._forms.setdefault(form, value)
+                self._forms[value] = value
+        self._elsewhere = _literal_pattern(self._forms)
+        self._cut_values = [v for v in masks if len(v) > MIN_CUT_CHARS]
+
+    def apply(self, document: Any, *, root: bool = True) -> tuple[Any, Report]:
+        """The document with every finding masked, and what was masked. ``root``:
+        the document is a whole file (its top is read as a recording, envelope,
+        Trace…); False for a piece of one."""
+        places: Counter = Counter()
+        with parsing(_RECURSION_LIMIT):
+            result = self._rewrite(document, _ROOT if root else _CONTENT, places)
+        return result, self.report(places)
+
+    def report(self, places: Counter) -> Report:
+        counts = Counter(self._kinds.values())
+        examples: dict[str, list[str]] = {kind: [] for kind in KINDS if counts[kind]}
+        for value, mask in self.masks.items():
+            shown = examples[self._kinds[value]]
+            if len(shown) < EXAMPLES_PER_KIND:
+                shown.append(mask)
+        return Report({k: counts[k] for k in KINDS if counts[k]},
+                      {k: places[k] for k in KINDS if places[k]}, examples)
+
+    def mask_text(self, text: str) -> str:
+        """One text masked as it is anywhere in the document (for an export that
+        shows a piece of a run in its own words)."""
+        with parsing(_RECURSION_LIMIT):
+            return self._text(text, Counter())
+
+    # The walk: a new document, the input left as it was.
+    def _rewrite(self, value: Any, context: int, places: Counter) -> Any:
+        kind = value.__class__
+        if kind is str:
+            return value if context == _STRUCTURAL else self._text(value, places)
+        if kind is dict:
+            if context == _STRUCTURAL:
+                return value
+            context = _object_context(context, value)
+            keys_are_data = context not in _NAMED_FIELDS
+            out: dict = {}
+            for key, member in value.items():
+                inner = _member_context(context, key) if key.__class__ is str else _CONTENT
+                if (inner == _CONTENT and member.__class__ is str and member in self.masks
+                        and is_secret_name(key)):
+                    new = self.masks[member]  # a secret by its name: all of it
+                    places[self._kinds[member]] += 1
+                else:
+                    new = self._rewrite(member, inner, places)
+                if keys_are_data and key.__class__ is str:
+                    key = self._text(key, places)
+                    while key in out:  # two keys masked alike: both kept
+                        key += "\u2032"
+                out[key] = new
+            return out
+        if kind is list:
+            if context == _STRUCTURAL:
+                return value
+            inner = _item_context(context)
+            return [self._rewrite(item, inner, places) for item in value]
+        if kind is int and context in (_CONTENT, _PAYLOAD) and value > 0:
+            text = str(value)
+            if len(text) in _CARD_INTEGER_DIGITS and text in self.masks:
+                places[self._kinds[text]] += 1
+                return self.masks[text]
+        return value
+
+    def _text(self, text: str, places: Counter) -> str:
+        done = self._memo.get(text)
+        if done is None:
+            done = self._mask(text)
+            self._memo[text] = done
+        places.update(done[1])
+        return done[0]
+
+    def _mask(self, text: str) -> tuple[str, Counter]:
+        spans = list(self._spans.get(text, ()))
+        if self._elsewhere is not None:
+            for match in self._elsewhere.finditer(text):
+                start, end = match.span()
+                found = match.group()
+                if ((found[0].isalnum() and start and text[start - 1].isalnum())
+                        or (found[-1].isalnum() and end < len(text) and text[end].isalnum())):
+                    continue  # inside a longer word or number: not this value
+                value = self._forms[found]
+                spans.append((start, end, self._kinds[value]))
+        spans = _resolve(spans)
+        masks = [self._value_mask(text[start:end]) for start, end, _ in spans]
+        cut = self._cut_span(text, spans)
+        if cut is not None:
+            spans.append(cut[0])
+            masks.append(cut[1])
+        if not spans:
+            masked, counts = text, Counter()
+        else:
+            counts = Counter(kind for _, _, kind in spans)
+            pieces = []
+            at = 0
+            for (start, end, _), mask in zip(spans, masks):
+                pieces.append(text[at:start])
+                pieces.append(mask)
+                at = end
+            pieces.append(text[at:])
+            masked = "".join(pieces)
+        nested = self._nested.get(text)
+        if nested is not None:
+            masked, counts = self._nested_json(masked, counts, *nested)
+        return masked, counts
+
+    def _value_mask(self, found: str) -> str:
+        mask = self.masks.get(found)
+        return mask if mask is not None else self.masks[self._forms[found]]
+
+    def _cut_span(self, text: str, spans: list) -> tuple[tuple[int, int, str], str] | None:
+        """A value's start cut off where a shortened summary ends (``…`` or ``...``)."""
+        for ellipsis in ("\u2026", "..."):
+            if text.endswith(ellipsis):
+                stem_end = len(text) - len(ellipsis)
+                break
+        else:
+            return None
+        floor = spans[-1][1] if spans else 0
+        best: tuple[int, str] | None = None
+        for value in self._cut_values:
+            # Where the value's first character could start a cut ending at stem_end.
+            start = max(floor, stem_end - len(value) + 1)
+            while True:
+                start = text.find(value[0], start, stem_end - MIN_CUT_CHARS + 1)
+                if start < 0:
+                    break
+                if (text.startswith(value[: stem_end - start], start)
+                        and (start == 0 or not (text[start - 1].isalnum()
+                                                and value[0].isalnum()))):
+                    if best is None or start < best[0]:
+                        best = (start, value)
+                    break
+                start += 1
+        if best is None:
+            return None
+        start, value = best
+        return (start, stem_end, self._kinds[value]), self.masks[value]
+
+    def _nested_json(self, masked: str, counts: Counter, parsed: Any, context: int
+                     ) -> tuple[str, Counter]:
+        """JSON text: masked as text when that masks all its parsed values would;
+        otherwise (an escaped value, a mask across its syntax) written anew from them."""
+        inner: Counter = Counter()
+        rewritten = self._rewrite(parsed, context, inner)
+        try:
+            same = json.loads(masked) == rewritten
+        except (ValueError, RecursionError):
+            same = False
+        if same:
+            return masked, counts
+        return json.dumps(rewritten, ensure_ascii=False, separators=(",", ":")), inner
+
+
+def _encodings(value: str) -> set[str]:
+    """How a value may be written percent-encoded in a URL or a form."""
+    forms = {quote(value, safe=""), quote(value, safe="!~*'()"),
+             quote(value, safe="@:/+=&;,$!~*'()?#"), quote_plus(value, safe="")}
+    lower = {re.sub(r"%[0-9A-F]{2}", lambda m: m.group().lower(), f) for f in forms}
+    return {f for f in forms | lower if f != value}
+
+
+def _literal_pattern(values: Iterable[str]) -> re.Pattern | None:
+    """Any of ``values``, the longest first. Plain alternatives, so that the regex
+    engine scans for their first characters (boundaries are checked after)."""
+    ordered = sorted(values, key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, ordered))) if ordered else None
+
+
+# ─── The redactor ──────────────────────────────────────────────────────
 
 
 class Redactor:
-    def __init__(self, patterns=(), builtin: bool = True) -> None:
-        raise RedactionError("redaction is not implemented yet")
+    """Finds what to mask (:meth:`plan`), masks it (:meth:`redact`), or says
+    what it would mask and how large the export would be (:meth:`preview`).
+
+    ``builtin``: the built-in kinds (keys, e-mail, cards, phones); ``patterns``:
+    the user's regular expressions (RedactionError, one line, for an invalid
+    one); ``pattern_seconds``: each user pattern's time over one export."""
+
+    def __init__(self, patterns: Sequence[str] = (), builtin: bool = True,
+                 pattern_seconds: float = PATTERN_SECONDS) -> None:
+        self.builtin = builtin
+        self.patterns = [p.pattern for p in map(compile_pattern, patterns)]
+        self.pattern_seconds = pattern_seconds
+
+    def plan(self, documents: Iterable[Any], *, root: bool = True) -> Plan:
+        """What to mask over all ``documents`` (the files of one export: the same
+        value gets the same mask in all of them)."""
+        scan = _Scan()
+        with parsing(_RECURSION_LIMIT):
+            for document in documents:
+                scan.walk(document, _ROOT if root else _CONTENT)
+        texts = list(scan.texts)
+        found: dict[str, list[tuple[int, int, str]]] = {}
+        if self.builtin:
+            for text in texts:
+                spans = _builtin_spans(text)
+                if spans:
+                    found[text] = spans
+        for matches in _user_spans(self.patterns, texts, self.pattern_seconds):
+            for index, start, end in matches:
+                found.setdefault(texts[index], []).append((start, end, "pattern"))
+        masks: dict[str, str] = {}
+        kinds: dict[str, str] = {}
+        numbers: Counter = Counter()
+
+        def add(value: str, kind: str) -> None:
+            if value not in masks:
+                numbers[kind] += 1
+                masks[value] = f"[{kind} {numbers[kind]}]"
+                kinds[value] = kind
+
+        spans_of: dict[str, list[tuple[int, int, str]]] = {}
+        for text in texts:
+            forced = scan.forced.get(text) if self.builtin else None
+            if forced is not None:
+                add(text, forced)
+            spans = _resolve(found.get(text, ()))
+            for start, end, kind in spans:
+                add(text[start:end], kind)
+            if spans and text not in scan.decoded_only:
+                spans_of[text] = spans
+        return Plan(spans_of, masks, kinds, scan.nested)
+
+    def redact(self, document: Any) -> tuple[Any, Report]:
+        """A redacted copy of one whole document, and what was masked."""
+        return self.plan([document]).apply(document)
+
+    def preview(self, document: Any,
+                serialize: Callable[[Any], bytes] | None = None) -> Preview:
+        """What :meth:`redact` would mask, and the size in bytes of the export
+        (``serialize`` writes it; compact JSON by default); nothing is written."""
+        redacted, report = self.redact(document)
+        data = (serialize or _compact_json)(redacted)
+        return Preview(report.counts, report.places, report.examples, len(data))
+
+
+def _compact_json(document: Any) -> bytes:
+    with parsing(_RECURSION_LIMIT):
+        return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode(
+            "utf-8", "surrogatepass")
+
+
+class _Scan:
+    """The first pass: every distinct text (strings, keys, JSON text's values,
+    decoded URL text) in order of first appearance, and the values that are
+    secrets by where they sit (a ``password`` member, a card-shaped integer)."""
+
+    def __init__(self) -> None:
+        self.texts: dict[str, None] = {}
+        self.decoded_only: set[str] = set()
+        self.forced: dict[str, str] = {}
+        self.nested: dict[str, tuple[Any, int]] = {}
+
+    def walk(self, value: Any, context: int) -> None:
+        kind = value.__class__
+        if kind is str:
+            if context != _STRUCTURAL:
+                self.text(value)
+        elif kind is dict:
+            if context == _STRUCTURAL:
+                return
+            context = _object_context(context, value)
+            keys_are_data = context not in _NAMED_FIELDS
+            for key, member in value.items():
+                if key.__class__ is not str:
+                    continue
+                if keys_are_data:
+                    self.text(key)
+                inner = _member_context(context, key)
+                if (inner == _CONTENT and member.__class__ is str and member
+                        and is_secret_name(key)):
+                    self.forced.setdefault(member, "key")
+                self.walk(member, inner)
+        elif kind is list:
+            if context == _STRUCTURAL:
+                return
+            inner = _item_context(context)
+            for item in value:
+                self.walk(item, inner)
+        elif kind is int and context in (_CONTENT, _PAYLOAD) and value > 0:
+            text = str(value)
+            if len(text) in _CARD_INTEGER_DIGITS and _card_ok(text):
+                self.forced.setdefault(text, "card")
+                self.texts.setdefault(text)
+
+    def text(self, text: str) -> None:
+        if text in self.texts:
+            self.decoded_only.discard(text)  # met as itself too: masked where it is
+            return
+        self.texts[text] = None
+        stripped = text.strip()
+        if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
+            try:
+                parsed = json.loads(text)
+            except (ValueError, RecursionError):
+                parsed = None
+            if isinstance(parsed, (dict, list)):
+                context = _ROOT if _is_nested_run(parsed) else _CONTENT
+                self.nested[text] = (parsed, context)
+                self.walk(parsed, context)
+        if "%" in text and _PERCENT_ESCAPE.search(text):
+            for decoded in (unquote(text), unquote_plus(text)):
+                if decoded != text and decoded not in self.texts:
+                    self.text(decoded)
+                    self.decoded_only.add(decoded)
