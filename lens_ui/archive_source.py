@@ -3,8 +3,9 @@
 An archive run is chosen by (folder label, path relative to the folder); the
 label maps to a configured folder (``lens_ui/archive_config.py``) and the file
 is read through a descriptor opened beneath that folder, following no symlink
-(``archive/beneath.py``), so nothing from the browser, and nothing swapped into
-the folder while it is read, can reach another file. A link
+(``lens_ui/folder_read.py`` over ``archive/beneath.py``), so nothing from the
+browser, and nothing swapped into the folder while it is read, can reach
+another file. The run itself is an :class:`lens_ui.sources.ArchiveSource`. A link
 (``?archive=<label>/<path>``) is held to more: the path must also be a run in
 the server's index of that folder (:func:`linked_archive_run`).
 
@@ -21,12 +22,11 @@ from pathlib import Path
 import duckdb
 
 from archive.errors import ArchiveError
-from archive.beneath import GONE, NOT_PLAIN, NOT_REGULAR, SYMLINK, TOO_LARGE, NotReadable
-from archive.beneath import read_beneath
+from archive.beneath import NOT_REGULAR, SYMLINK, TOO_LARGE
 from lens_ui.archive_config import archive_folders
 from lens_ui.archive_jobs import db_path, reader
-from lens_ui.runs import ARCHIVE, LoadedRun, RunChoice, digest_of, open_run_reading
-from lens_ui.server_limits import server_limits
+from lens_ui.folder_read import FolderFileRefused, read_in_folder
+from lens_ui.sources import ArchiveSource, digest_of
 
 
 class ArchiveLinkRefused(Exception):
@@ -36,20 +36,20 @@ class ArchiveLinkRefused(Exception):
 
 @dataclass(frozen=True)
 class LinkedArchiveRun:
-    choice: RunChoice
+    choice: ArchiveSource
     notice: str | None  # said once when the run opens, e.g. that it changed since indexed
 
 
-def archive_choice(label: str, file: str) -> tuple[RunChoice, bytes]:
+def archive_choice(label: str, file: str) -> tuple[ArchiveSource, bytes]:
     """The run ``file`` of folder ``label`` and its bytes; KeyError for a label
     that is not configured or a path that is not a plain path inside its
     folder, OSError when the file is not there to read (gone, a symlink, not
     a regular file, or larger than ``LENS_MAX_EXPANDED_MB``)."""
     data = _read(label, file)
-    return RunChoice(ARCHIVE, f"{label}/{file}", digest_of(data)), data
+    return ArchiveSource(f"{label}/{file}", digest_of(data)), data
 
 
-def archive_bytes(choice: RunChoice) -> bytes | None:
+def archive_bytes(choice: ArchiveSource) -> bytes | None:
     """The bytes of an archive choice, or None when the file is gone or changed
     since it was chosen (the open run is the bytes that were chosen)."""
     label, _, file = choice.name.partition("/")
@@ -57,13 +57,7 @@ def archive_bytes(choice: RunChoice) -> bytes | None:
         data = _read(label, file)
     except (KeyError, OSError):
         return None
-    return data if digest_of(data) == choice.digest else None
-
-
-def open_archive_run(choice: RunChoice) -> LoadedRun | None:
-    """The open run of an archive choice: the store's when it holds it (the file
-    is not read again), else read now; None when the file is gone or changed."""
-    return open_run_reading(choice, lambda: archive_bytes(choice))
+    return data if digest_of(data) == choice.file_digest else None
 
 
 def linked_archive_run(value: str) -> LinkedArchiveRun:
@@ -86,12 +80,12 @@ def linked_archive_run(value: str) -> LinkedArchiveRun:
     except KeyError:
         raise ArchiveLinkRefused("The link's archive run leads outside its folder; opened "
                                  "the default sample.") from None
-    except ArchiveFileRefused as refused:
+    except FolderFileRefused as refused:
         raise ArchiveLinkRefused(_REFUSED_LINK.get(refused.kind, _GONE_LINK)) from None
     except OSError:
         raise ArchiveLinkRefused(_GONE_LINK) from None
     notice = None
-    if choice.digest != indexed:
+    if choice.file_digest != indexed:
         notice = ("The linked archive run file has changed since it was indexed; showing it "
                   "as it is now.")
     return LinkedArchiveRun(choice, notice)
@@ -124,22 +118,5 @@ def _indexed_digest(folder: Path, file: str) -> str | None:
     return row[0] if row else None
 
 
-class ArchiveFileRefused(OSError):
-    """An archive file that is not read (a symlink, not a regular file, too
-    large, or gone); ``kind`` is :class:`archive.beneath.NotReadable`'s."""
-
-    def __init__(self, kind: str) -> None:
-        super().__init__(kind)
-        self.kind = kind
-
-
 def _read(label: str, file: str) -> bytes:
-    folder = archive_folders()[label]
-    try:
-        return read_beneath(folder, file, server_limits().max_expanded_bytes).data
-    except NotReadable as refused:
-        if refused.kind == NOT_PLAIN:
-            raise KeyError(file) from None
-        raise ArchiveFileRefused(refused.kind) from None
-    except ArchiveError:  # the folder itself cannot be opened
-        raise ArchiveFileRefused(GONE) from None
+    return read_in_folder(archive_folders(), label, file)

@@ -1,5 +1,8 @@
 """The run bar: one line of identity, health and key figures, the projection
-switch, and the run's details one click away (a popover).
+switch, and the run's details one click away (a popover); under it, what the
+run's file says as a whole when there is something to say (a bug report's
+title, steps, expected and actual; that an event stream has no steps; the
+loader's notes), as text.
 
 The bar is kept to one line so the slider, the step and the diagram fit on
 the first screen of a laptop; everything the bar leaves out is in "Run
@@ -16,13 +19,19 @@ from lens.evidence.outcome import (ANSWERED, ANSWERED_WITH_FALLBACK, CUT_SHORT, 
                                    run_outcome)
 from lens.summary import (RunSummary, format_count, format_duration, run_facts, summarise,
                           timing_notes)
-from lens.text import one_line
+from lens.text import one_line, visible
 from lens_ui import session
 from lens_ui.compare_state import compare_with
-from lens_ui.runs import ARCHIVE, UPLOAD, LoadedRun
+from lens_ui.runs import FileFacts, LoadedRun
 
 PROFILE_WIDGET = "lens.profile_switch"
 RUN_DETAILS = "lens.run_details"  # the popover; True while open
+REPORT_CHARS = 600  # of each bug-report text shown; the rest is in the file
+# What a file without a boundary log is, in a person's words, by the loader's kind.
+NO_STEPS_WORDS = {
+    "event-stream": "an event stream (fileObservability)",
+    "audit-bundle": "an audit bundle",
+}
 PROFILE_HELP = {
     "lens": "lens: the corrected projection (an Agent shows its user/model/tool arrows)",
     "reference": "reference: agentfootprint's own replay, faults included, for comparison",
@@ -47,12 +56,12 @@ def run_bar(run: LoadedRun, profile: str) -> None:
     summary = summarise(run.evidence, projection.route.get_path(), run.recording.run_info)
     problems = _health(run, projection)
     choice = run.choice
-    source = {UPLOAD: "uploaded file", ARCHIVE: "archive"}.get(choice.kind, "sample")
+    file = run.file
     with st.container(horizontal=True, vertical_alignment="center", gap="small",
                       key="lens-run-bar"):
         # The label is one line and bounded (lens.run_label); shown whole, since
         # its tail (digest, time) is what tells two uploads apart.
-        st.text(choice.label or choice.name, help=f"The open run ({source}).")
+        st.text(_run_name(run, file), help=f"The open run ({choice.words}).")
         # Two badges, two questions: how the run ended, and whether the file
         # carries what the views need. One "healthy" badge answered the second
         # and read as the first beside "1 failed".
@@ -68,6 +77,51 @@ def run_bar(run: LoadedRun, profile: str) -> None:
             # sent and re-rendered on every step (each costs the browser time).
             if details.open:
                 _details(run, projection, summary, problems)
+    file_panel(run, file)
+
+
+def _run_name(run: LoadedRun, file: FileFacts) -> str:
+    """The source's label; for a file with several runs, which one and its words."""
+    name = run.choice.label or run.choice.name
+    if len(file.runs) < 2 or not 0 <= run.choice.run_index < len(file.runs):
+        return name
+    return f"{name} · {run.choice.run_index + 1} of {len(file.runs)}: " \
+           f"{file.runs[run.choice.run_index].words()}"
+
+
+def file_panel(run: LoadedRun, file: FileFacts) -> None:
+    """What the run's file says as a whole, as text (never markup): a bug
+    report's words, that the file carries no boundary log (so no steps) and
+    what it does show, and the loader's notes. Nothing when there is none."""
+    if file.report:
+        with st.container(border=True, key="lens-bug-report"):
+            parts = dict(file.report)
+            title = parts.pop("Title", None)
+            st.caption("Bug report" + ("" if title else " (no title)"),
+                       help="Written by whoever filed the report (exportBugReport); shown as "
+                            "its text, clipped to a few lines.")
+            if title:
+                st.text(_report_text(title))
+            if parts:
+                for cell, (name, text) in zip(st.columns(len(parts)), parts.items()):
+                    cell.caption(name)
+                    cell.text(_report_text(text))
+    if not run.recording.has_boundary_log:
+        what = NO_STEPS_WORDS.get(file.kind, "a file with no boundary log")
+        st.info(f"This run comes from {what}: the agent's own events only. It shows the model "
+                "and tool calls, what each model call was served, likely causes, the timeline, "
+                "the route and search. Steps (the slider and the diagram) are built from the "
+                "flow engine's boundary log, which this file does not carry: open the "
+                "recording or envelope of the same run for them.",
+                icon=":material/timeline:")
+    if file.notes:
+        st.caption("About this file:", help="What the loader says of the file as a whole.")
+        st.text("\n".join(f"• {one_line(note, 300)}" for note in file.notes))
+
+
+def _report_text(text: str) -> str:
+    clipped = text if len(text) <= REPORT_CHARS else text[:REPORT_CHARS] + "…"
+    return visible(clipped)
 
 
 # An answer is green; an answer the framework had to rescue, or a run a budget

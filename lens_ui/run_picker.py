@@ -5,6 +5,12 @@ session, the link), never by its file name: every recording is called
 ``recording.json``. Each is labelled so two can be told apart (file name, run
 id, root name, short digest, time of upload). A file that is not a recording,
 or that the server cannot hold now, leaves the open run as it was and says why.
+A file that holds several runs (an event stream with several run ids, a bug
+report with several conversations) opens on its first; "Run in this file"
+picks another, each listed by its own words (``lens/file_runs.py``).
+
+Where the open run comes from is its source (``lens_ui/sources.py``): this
+module reads it, whatever its kind, through :func:`lens_ui.runs.open_source`.
 
 The bytes of an upload go through :func:`accept_upload` once per file; the
 server's store keeps one copy per file (``lens_ui/run_store.py``), and
@@ -23,14 +29,15 @@ from recorders.errors import RecordingError
 from lens.run_label import upload_label
 from lens.text import markdown_literal
 from lens_ui import session
-from lens_ui.archive_source import open_archive_run
 from lens_ui.run_store import MAX_UPLOADS_PER_SESSION, OverBudget
-from lens_ui.runs import (ARCHIVE, SAMPLE, UPLOAD, LoadedRun, RunChoice, open_run,
+from lens_ui.runs import (SAMPLE, UPLOAD, LoadedRun, RunSource, open_run, open_source,
                           sample_choice, server_store, session_id, upload_choice)
 from lens_ui.samples import sample_catalog
 
 UPLOADER = "lens.uploader"
 RUN_SELECT = "lens.run_select"
+RUN_IN_FILE = "lens.run_in_file"  # which run of a file with several
+SHOWN = "lens.shown_run"  # key of the run last shown: a newly opened one is noticed
 UPLOAD_SEEN = "lens.upload_seen"  # file id of the last upload processed
 UPLOAD_ERROR = "lens.upload_error"  # (file name, message) of the last refused upload
 
@@ -61,19 +68,25 @@ def run_picker() -> LoadedRun | None:
             st.error(f"Could not open {markdown_literal(name)}: {markdown_literal(message)}. "
                      "The run on screen is unchanged.", icon=":material/error:")
         _run_select()
-    return current_run()
+        run = current_run()
+        if run is not None:
+            _run_in_file_select(run)
+    return run
 
 
-def accept_upload(name: str, data: bytes) -> RunChoice | None:
-    """Open uploaded bytes; on success they become the open run, else the
-    reason is kept for the sidebar and the open run stays as it was."""
+def accept_upload(name: str, data: bytes) -> RunSource | None:
+    """Open uploaded bytes; on success they become the open run (a file with
+    several runs: its first), else the reason is kept for the sidebar and the
+    open run stays as it was."""
     choice = upload_choice(name, data)
     try:
         with st.spinner(f"Reading {len(data) / 1e6:.1f} MB…"):
             loaded = open_run(choice, data)
-        choice = RunChoice(UPLOAD, name, choice.digest,
-                           label=upload_label(name, loaded.run, choice.digest, time.time()))
-        dropped = server_store().add_upload(session_id(), choice.digest, choice, data)
+        runs = loaded.file.runs
+        choice = choice.in_file(0, runs[0].selector if runs else None,
+                                label=upload_label(name, loaded.run, choice.file_digest,
+                                                   time.time()))
+        dropped = server_store().add_upload(session_id(), choice.file_digest, choice, data)
     except (RecordingError, OverBudget) as error:
         st.session_state[UPLOAD_ERROR] = (name, str(error))
         return None
@@ -93,22 +106,23 @@ def current_run() -> LoadedRun | None:
     if choice is None:
         return None
     try:
-        if choice.kind == ARCHIVE:
-            loaded = open_archive_run(choice)
-            if loaded is None:
-                return None
-        else:
-            if choice.kind == SAMPLE:
-                _, data = sample_choice(choice.name)
-            else:
-                data = server_store().upload_bytes(session_id(), choice.digest)
-                if data is None:
-                    return None
-            loaded = open_run(choice, data)
+        loaded = open_source(choice)
     except OverBudget as error:
         st.error(f"Cannot open this run now: {error}.", icon=":material/error:")
         return None
+    except RecordingError as error:  # a file changed under its source since it was chosen
+        st.error(f"Cannot open this run: {markdown_literal(str(error))}.",
+                 icon=":material/error:")
+        return None
+    if loaded is None:
+        return None
     server_store().show(session_id(), choice.digest)
+    if st.session_state.get(SHOWN) != choice.key:
+        st.session_state[SHOWN] = choice.key
+        if not loaded.recording.has_boundary_log:
+            # Steps are built from the boundary log: a file without one (an event
+            # stream) opens on what it does carry, its calls on the timeline.
+            st.session_state[session.TAB] = session.TIMELINE_TAB
     return loaded
 
 
@@ -124,9 +138,9 @@ def _forget_streamlit_copy(file_id: str) -> None:
 def _run_select() -> None:
     options = _options()
     current = session.current_choice()
-    if current is not None and current.key in options \
-            and st.session_state.get(RUN_SELECT) != current.key:
-        st.session_state[RUN_SELECT] = current.key
+    if current is not None and current.file_key in options \
+            and st.session_state.get(RUN_SELECT) != current.file_key:
+        st.session_state[RUN_SELECT] = current.file_key
     st.selectbox("Runs", options=list(options), format_func=lambda key: options[key],
                  key=RUN_SELECT, on_change=_run_selected,
                  help="Uploads are listed by file name, run id, root, the start of the "
@@ -134,13 +148,15 @@ def _run_select() -> None:
 
 
 def _options() -> dict[str, str]:
-    """Option key → label: this session's uploads (newest first), then the samples."""
+    """Option key (a file's key) → label: the open run when it comes from
+    elsewhere (an archive, the follow folder), this session's uploads (newest
+    first), then the samples."""
     options: dict[str, str] = {}
     current = session.current_choice()
-    if current is not None and current.kind == ARCHIVE:  # opened from the Archive page
-        options[current.key] = f"{current.name} (archive)"
+    if current is not None and current.kind not in (SAMPLE, UPLOAD):
+        options[current.file_key] = f"{current.name} ({current.words})"
     for held in server_store().session_uploads(session_id()):
-        options[held.info.key] = held.info.label
+        options[held.info.file_key] = held.info.label
     for name in sample_catalog():
         options[f"{SAMPLE}:{name}"] = name
     return options
@@ -153,6 +169,30 @@ def _run_selected() -> None:
         session.choose_run(sample_choice(ident)[0])
         return
     for held in server_store().session_uploads(session_id()):
-        if held.digest == ident:
+        if held.info.file_key == key:
             session.choose_run(held.info)
             return
+
+
+def _run_in_file_select(run: LoadedRun) -> None:
+    """For a file with several runs: which one is shown, each by its own words."""
+    runs = run.file.runs
+    if len(runs) < 2:
+        return
+    if st.session_state.get(RUN_IN_FILE) != run.source.run_index:
+        st.session_state[RUN_IN_FILE] = run.source.run_index
+    # Labels are app text and recording text clipped to one line; a selectbox
+    # shows them as text.
+    st.selectbox(f"Run in this file ({len(runs)} runs)", options=range(len(runs)),
+                 format_func=lambda index: runs[index].words(), key=RUN_IN_FILE,
+                 on_change=_run_in_file_picked, args=(run.source, runs),
+                 help="This file holds several runs (an event stream with several run ids, "
+                      "or a bug report with several conversations); each is listed by its "
+                      "id, agent, first user message and start time. The link names the "
+                      "one shown.")
+
+
+def _run_in_file_picked(source: RunSource, runs: tuple) -> None:
+    index = st.session_state.get(RUN_IN_FILE)
+    if isinstance(index, int) and 0 <= index < len(runs):
+        session.choose_run(source.in_file(index, runs[index].selector))

@@ -1,13 +1,19 @@
 """Open runs for the app: :func:`lens.run.open_run` behind the server's store.
 
-Everything is keyed by the sha256 of the file's bytes, computed once per
-upload (or once per sample file) and carried in the session. Open runs and
-uploaded bytes live in one :class:`lens_ui.run_store.ServerStore` for the
-whole server, within its memory budget (``lens_ui/server_limits.py``): an
+A run comes from a source (``lens_ui/sources.py``: a sample, an upload, an
+archive file, a followed file) that gives the file's bytes; the file is read
+through the one loader (:func:`recorders.loading.load_file`), which says what
+kind of file it is and which runs it holds. Everything is keyed by the sha256
+of the file's bytes (and, for a file with several runs, which run), computed
+once per upload (or once per sample file) and carried in the session. Open
+runs and uploaded bytes live in one :class:`lens_ui.run_store.ServerStore` for
+the whole server, within its memory budget (``lens_ui/server_limits.py``): an
 open run is shared, never copied, and the slider only indexes into what was
 built. What depends on the scope on screen (its step list, the map of model
 calls onto it, and its diagram) is kept with the run, so a slider move only
-looks things up, and goes when the run goes.
+looks things up, and goes when the run goes. What the file says as a whole
+(its kind, its runs, a bug report's words, notes) is kept with the run too
+(:class:`FileFacts`).
 
 The collector policy (``lens_ui/collector.py``) is applied here, where runs
 are kept: a large open run and its views are frozen once built.
@@ -15,80 +21,78 @@ are kept: a large open run and its views are frozen once built.
 
 from __future__ import annotations
 
-import hashlib
-import secrets
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import streamlit as st
-from streamlit import runtime
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from recorders import loading
+from recorders.errors import RecordingError
 from recorders.evidence import EvidenceIndex, StepMap
 from recorders.loading import Recording, gunzip
 from recorders.precheck import precheck
 from recorders.projections import PROFILES, Projection
 from lens.arrows import ArrowDiagram
-from lens.run import OpenRun, ProfileViews, open_run as open_run_bytes
+from lens.file_runs import RunInFile, runs_in_file
+from lens.link import pick_run
+from lens.run import OpenRun, ProfileViews
 from lens.scopes import ScopeIndex
 from lens.step_places import ScopedSteps
 from lens_ui import collector
-from lens_ui.run_store import ServerStore
-from lens_ui.samples import sample_catalog
+from lens_ui.held import server_store, session_id
 from lens_ui.server_limits import server_limits
+from lens_ui.sources import (ARCHIVE, FOLLOW, SAMPLE, UPLOAD, RunSource, SampleSource,
+                             UploadSource, digest_of)
 
-SAMPLE, UPLOAD = "sample", "upload"
-ARCHIVE = "archive"  # a run file of a configured archive folder (lens_ui/archive_source.py)
+__all__ = ["ARCHIVE", "FOLLOW", "SAMPLE", "UPLOAD", "RunChoice", "RunSource", "LoadedRun",
+           "FileFacts", "digest_of", "open_run", "open_source", "run_in_file",
+           "sample_choice", "upload_choice", "server_store", "session_id"]
+
+RunChoice = RunSource  # the name the pages knew a run's source by
 _GZIP_MAGIC = b"\x1f\x8b"
+FILE_FACTS = ("file facts",)  # the store's memo key for a run's FileFacts
+# What FileFacts cost per byte of the run's JSON: a line of words per run and a
+# bug report's texts, a small fraction of the file (an upper bound, not measured).
+FILE_FACTS_PER_JSON_BYTE = 0.01
+# The parts of a bug report shown beside its run, in this order.
+REPORT_FIELDS = (("title", "Title"), ("stepsToReproduce", "Steps to reproduce"),
+                 ("expected", "Expected"), ("actual", "Actual"))
 
 
 @dataclass(frozen=True)
-class RunChoice:
-    """Which run is open: a sample by name, an upload by digest, or an archive
-    file by ``<folder label>/<path in the folder>``."""
+class FileFacts:
+    """What a file says as a whole, beside the run shown from it."""
 
-    kind: str  # SAMPLE | UPLOAD | ARCHIVE
-    name: str  # the sample's name, the uploaded file's name (untrusted), or the archive path
-    digest: str
-    # How an upload is told apart in the Runs list (app text and clipped,
-    # one-line recording text); not part of its identity.
-    label: str = field(default="", compare=False)
-
-    @property
-    def key(self) -> str:
-        return f"{self.kind}:{self.name if self.kind in (SAMPLE, ARCHIVE) else self.digest}"
-
-    @property
-    def link_name(self) -> str | None:
-        """What ``?run=`` carries: a sample's name."""
-        return self.name if self.kind == SAMPLE else None
-
-    @property
-    def link_upload(self) -> str | None:
-        """What ``?upload=`` carries: an upload's digest."""
-        return self.digest if self.kind == UPLOAD else None
-
-    @property
-    def link_archive(self) -> str | None:
-        """What ``?archive=`` carries: ``<folder label>/<path in the folder>``."""
-        return self.name if self.kind == ARCHIVE else None
+    kind: str  # the loader's sourceKind: 'recording', 'event-stream', 'bug-report', …
+    runs: tuple[RunInFile, ...]  # every run of the file, in file order
+    report: tuple[tuple[str, str], ...] = ()  # a bug report's (label, text), as written
+    notes: tuple[str, ...] = ()  # plain sentences of the loader about the file
 
 
-def digest_of(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+def file_facts(loaded: Any) -> FileFacts:
+    """The facts of a :class:`recorders.loading.LoadedFile`."""
+    report = loaded.report if isinstance(loaded.report, dict) else {}
+    words = tuple((label, report[name]) for name, label in REPORT_FIELDS
+                  if isinstance(report.get(name), str) and report[name].strip())
+    return FileFacts(loaded.kind, tuple(runs_in_file(loaded.runs)), words,
+                     tuple(note for note in loaded.notes if isinstance(note, str)))
 
 
 @dataclass(frozen=True)
 class LoadedRun:
-    """The open run as the pages see it: which run was chosen, and the run.
+    """The open run as the pages see it: where it comes from, and the run.
 
     A thin handle: every view is the shared :class:`lens.run.OpenRun`'s, and
-    what depends on the scope on screen comes from this module's caches.
+    what depends on the scope on screen comes from this module's caches, kept
+    in the server's store under the run's key (``source.digest``).
     """
 
-    choice: RunChoice
+    source: RunSource
     run: OpenRun
+
+    @property
+    def choice(self) -> RunSource:
+        return self.source
 
     @property
     def recording(self) -> Recording:
@@ -102,26 +106,34 @@ class LoadedRun:
     def run_id(self) -> str:
         return self.run.run_id
 
+    @property
+    def file(self) -> FileFacts:
+        """What the run's file says as a whole (kept with the run; read again
+        from the source in the rare case the store let it go)."""
+        return server_store().memo(self.source.digest, FILE_FACTS,
+                                   lambda: _facts_again(self.source, self.run),
+                                   per_json_byte=FILE_FACTS_PER_JSON_BYTE)
+
     def projection(self, profile: str) -> Projection:
-        return _views(self.choice.digest, profile, self.run).projection
+        return _views(self.source.digest, profile, self.run).projection
 
     def scopes(self, profile: str) -> ScopeIndex:
-        return _views(self.choice.digest, profile, self.run).scopes
+        return _views(self.source.digest, profile, self.run).scopes
 
     def diagram(self, profile: str, path: tuple[str, ...]) -> ArrowDiagram:
         scope = self.run.scope(profile, path)
-        return _diagram(self.choice.digest, profile, scope.path, self.run)
+        return _diagram(self.source.digest, profile, scope.path, self.run)
 
     def scoped_steps(self, profile: str, path: tuple[str, ...]) -> ScopedSteps:
         """The step list evidence links reach from scope ``path``: its own steps
         first, then every other scope's (see :mod:`lens.step_places`)."""
         scope = self.run.scope(profile, path)
-        return _scoped_steps(self.choice.digest, profile, scope.path, self.run)
+        return _scoped_steps(self.source.digest, profile, scope.path, self.run)
 
     def step_map(self, profile: str, path: tuple[str, ...]) -> StepMap:
         """Where each model and tool call sits in :meth:`scoped_steps` of ``path``."""
         scope = self.run.scope(profile, path)
-        return _step_map(self.choice.digest, profile, scope.path, self.run)
+        return _step_map(self.source.digest, profile, scope.path, self.run)
 
     def derived(self, key: tuple, build: Callable[[], Any], *, per_json_byte: float,
                 with_runs: tuple[str, ...] = ()) -> Any:
@@ -129,7 +141,7 @@ class LoadedRun:
         ``with_runs``), kept in the server's store with the run: counted
         against the budget as ``per_json_byte`` × the runs' JSON size, and
         dropped when any of those runs is."""
-        return server_store().memo(self.choice.digest, key, build,
+        return server_store().memo(self.source.digest, key, build,
                                    per_json_byte=per_json_byte, with_runs=with_runs)
 
     def step_counts(self) -> dict[str, int]:
@@ -137,29 +149,48 @@ class LoadedRun:
         return {profile: len(self.scopes(profile).root().steps) for profile in PROFILES}
 
 
-def open_run(choice: RunChoice, data: bytes) -> LoadedRun:
-    """Open (or fetch from the store) a run. Raises RecordingError for a bad
-    file, and ``OverBudget`` when the server cannot hold it now.
+def open_source(source: RunSource) -> LoadedRun | None:
+    """The open run of ``source``: the store's when it holds it (the file is
+    not read again), else read now; None when its bytes are gone or changed.
+    Raises RecordingError for a bad file, and ``OverBudget`` when the server
+    cannot hold it now.
 
     What can be refused cheaply (too large expanded, broken gzip, not JSON,
     more than the whole budget) is refused here, before the file queues
     behind other sessions' opens."""
-    loaded = open_run_reading(choice, lambda: data)
+    return _open(source, source.read)
+
+
+def open_run(source: RunSource, data: bytes) -> LoadedRun:
+    """:func:`open_source` with the file's bytes at hand (an upload being accepted)."""
+    loaded = _open(source, lambda: data)
     assert loaded is not None  # the bytes are at hand: never gone
     return loaded
+
+
+def run_in_file(source: RunSource, selector: str | None) -> RunSource | None:
+    """The run of ``source``'s file that ``selector`` names (a link's
+    ``?runid=``), labelled by its own words; None when it names none of them
+    or the file is gone. Opens the file's first run to learn its runs."""
+    first = source.in_file(0, None)
+    loaded = open_source(first)
+    if loaded is None:
+        return None
+    runs = loaded.file.runs
+    index = pick_run([run.run_id for run in runs], selector)
+    if index is None:
+        return None
+    return source.in_file(index, runs[index].selector)
 
 
 class _Gone(Exception):
     """The file's bytes could not be had when the store needed them."""
 
 
-def open_run_reading(choice: RunChoice, fetch: Callable[[], bytes | None]) -> LoadedRun | None:
-    """:func:`open_run` with the bytes read only when the store does not hold
-    the run (``fetch``: the file's bytes, or None when they are gone or changed);
-    None when they are needed and gone. Nothing read is kept beyond the open."""
+def _open(source: RunSource, fetch: Callable[[], bytes | None]) -> LoadedRun | None:
     store, limit = server_store(), server_limits().max_expanded_bytes
     data = None
-    if not store.holds_run(choice.digest):
+    if not store.holds_run(source.digest):
         data = fetch()
         if data is None:
             return None
@@ -170,74 +201,89 @@ def open_run_reading(choice: RunChoice, fetch: Callable[[], bytes | None]) -> Lo
         if raw is None:
             raise _Gone
         return gunzip(raw, limit) if raw.startswith(_GZIP_MAGIC) else raw
+    facts: list[FileFacts] = []
+
+    def build(raw: bytes) -> OpenRun:
+        def parse_and_build() -> OpenRun:
+            recording, file = _one_run(raw, source.run_index)
+            facts.append(file)
+            return _open_with_default_views(recording)
+        return _open_kept(parse_and_build)
     try:
-        run = store.open(choice.digest, read=read, build=_open_kept)
+        run = store.open(source.digest, read=read, build=build)
     except _Gone:
         return None
-    return LoadedRun(choice, run)
+    if facts:  # opened now: what the file says is kept with the run
+        store.memo(source.digest, FILE_FACTS, lambda: facts[0],
+                   per_json_byte=FILE_FACTS_PER_JSON_BYTE)
+    return LoadedRun(source, run)
 
 
-def sample_choice(name: str) -> tuple[RunChoice, bytes]:
+def _one_run(raw: bytes, index: int) -> tuple[Recording, FileFacts]:
+    """Run ``index`` of the file and what the file says; RecordingError when
+    it holds no run, or none at that place."""
+    loaded = load_file(raw)
+    if not loaded.runs:
+        raise RecordingError("the event stream has nothing written yet")
+    if not 0 <= index < len(loaded.runs):
+        raise RecordingError(f"the file holds {len(loaded.runs)} run(s); run {index + 1} is "
+                             "not one of them")
+    return loaded.runs[index], file_facts(loaded)
+
+
+def _facts_again(source: RunSource, run: OpenRun) -> FileFacts:
+    raw = source.read()
+    if raw is not None:
+        try:
+            if raw.startswith(_GZIP_MAGIC):
+                raw = gunzip(raw, server_limits().max_expanded_bytes)
+            return file_facts(load_file(raw))
+        except RecordingError:
+            pass
+    return FileFacts(run.recording.source_kind, tuple(runs_in_file([run.recording])))
+
+
+@dataclass
+class _OneRunFile:
+    """A file as the loader of one run reads it (until ``load_file`` is there)."""
+
+    kind: str
+    runs: list
+    report: Any = None
+    audit: Any = None
+    notes: tuple = ()
+
+
+def load_file(raw: bytes) -> Any:
+    """The loader's :func:`recorders.loading.load_file` (every kind of file)."""
+    whole = getattr(loading, "load_file", None)
+    if whole is not None:
+        return whole(raw)
+    recording = loading.load_recording(raw)
+    return _OneRunFile(recording.source_kind, [recording])
+
+
+def sample_choice(name: str) -> tuple[SampleSource, bytes]:
     """The allow-listed sample ``name`` (a KeyError for any other name)."""
-    path = sample_catalog()[name]
-    digest, data = _sample_bytes(str(path))
-    return RunChoice(SAMPLE, name, digest), data
+    return SampleSource.named(name)
 
 
-def upload_choice(name: str, data: bytes) -> RunChoice:
-    return RunChoice(UPLOAD, name, digest_of(data))
+def upload_choice(name: str, data: bytes) -> UploadSource:
+    return UploadSource(name, digest_of(data))
 
 
-_SESSION_KEY = "lens.session_key"
-
-
-def session_id() -> str:
-    """This browser session's key in the server's store: Streamlit's session
-    id (what tells whether the session is still there) and a token of the
-    session's own (so two sessions never share a key, even in a test harness
-    that reuses ids)."""
-    key = st.session_state.get(_SESSION_KEY)
-    if key is None:
-        context = get_script_run_ctx()
-        runtime_id = context.session_id if context is not None else "local"
-        key = st.session_state[_SESSION_KEY] = f"{runtime_id} {secrets.token_hex(8)}"
-    return key
-
-
-# ─── the store and small caches ────────────────────────────────────────
-
-
-@st.cache_resource(show_spinner=False)
-def server_store() -> ServerStore[OpenRun]:
-    limits = server_limits()
-    return ServerStore(limits.memory_budget_bytes, _session_is_live, limits.upload_grace_s,
-                       on_release=collector.released, grace_ticker=True)
-
-
-def _session_is_live(session: str) -> bool:
-    # Called by the store's grace ticker thread too: Runtime.is_active_session is
-    # documented safe on any thread (a dict lookup).
-    if not runtime.exists():
-        return True
-    return runtime.get_instance().is_active_session(session.rpartition(" ")[0])
-
-
-@st.cache_resource(max_entries=32, show_spinner=False)
-def _sample_bytes(path: str) -> tuple[str, bytes]:
-    data = Path(path).read_bytes()
-    return digest_of(data), data
+# ─── small caches ──────────────────────────────────────────────────────
 
 
 # What this builds lives as long as the store keeps it: for a large file, out of
 # the collector's walks (lens_ui/collector.py), and handed back when dropped.
-def _open_kept(data: bytes) -> OpenRun:
+def _open_kept(open_it: Callable[[], OpenRun]) -> OpenRun:
     with st.spinner("Reading the recording…"):
-        return collector.open_kept(lambda: _open_with_default_views(data),
-                                   lambda run: run.recording.source_chars)
+        return collector.open_kept(open_it, lambda run: run.recording.source_chars)
 
 
-def _open_with_default_views(data: bytes) -> OpenRun:
-    run = open_run_bytes(data)
+def _open_with_default_views(recording: Recording) -> OpenRun:
+    run = OpenRun(recording)
     run.views()  # the page shows the default profile at once
     return run
 

@@ -3,8 +3,11 @@
 Canonical values live under ``lens.*`` keys; widgets are seeded from them and
 write back through callbacks, so a value survives page switches and widget
 re-keying. The link (``?run=&step=&drill=&profile=``, ``?upload=<sha256>``
-for an uploaded run, or ``?archive=<folder>/<path>`` for an archive run) is
-read once, when the session starts, and written back
+for an uploaded run, ``?archive=<folder>/<path>`` for an archive run,
+``?follow=<folder>/<path>`` for a file of the follow folder, and ``?runid=``
+for a run of a file with several; ``lens/link.py``) is read once, when the
+session starts (each source checking its own part, ``lens_ui/sources.py``),
+and written back
 whenever the view moves. Nothing in a link can break the session: what cannot
 be read or honoured is said in a one-line notice and the rest still applies.
 """
@@ -17,11 +20,12 @@ import streamlit as st
 
 from recorders.projections import DEFAULT_PROFILE, PROFILES
 from recorders.run_step import RunStep
-from lens.link import ARCHIVE as ARCHIVE_KEY, LINK_KEYS, Link, link_params, parse_link
+from lens.link import (LINK_KEYS, RUN as RUN_KEY, SOURCE_KEYS, Link, link_params, parse_link,
+                       source_of)
 from lens.scopes import ROOT, ScopeIndex, encode_path
-from lens_ui.archive_source import ArchiveLinkRefused, linked_archive_run
-from lens_ui.runs import RunChoice, sample_choice, server_store, session_id
+from lens_ui.runs import RunChoice, run_in_file, sample_choice
 from lens_ui.samples import default_sample, sample_catalog
+from lens_ui.sources import LinkRefused, UploadGone, from_link
 
 RUN = "lens.run"  # RunChoice
 PROFILE = "lens.profile"
@@ -62,47 +66,46 @@ def start_session() -> None:
     elif link.profile is not None:
         notice(f"The link asks for an unknown projection; showing {DEFAULT_PROFILE}.")
     st.session_state[PENDING_LINK] = link
-    if link.upload is not None and _open_linked_upload(link.upload):
-        return
-    if link.archive is not None and _open_linked_archive(link.archive):
-        return
-    if st.query_params.get_all(ARCHIVE_KEY):
-        # Not opened (or not readable): its step and scope were the archive run's.
+    named = source_of(link)
+    if named is not None:
+        if _open_linked(*named, link):
+            return
+    elif any(st.query_params.get_all(key) for key in SOURCE_KEYS if key != RUN_KEY):
+        # Not readable: its step and scope were that run's, not the sample's.
         st.session_state[PENDING_LINK] = None
-    catalog = sample_catalog()
-    name = link.run if link.run in catalog else default_sample(catalog)
-    if link.run is not None and link.run not in catalog:
-        notice("The link names a run that is not one of the samples; opened the default sample.")
-    if link.upload is not None:
-        # The link's step and scope belong to the upload, not to this sample:
-        # they wait until the same file is uploaded again.
-        st.session_state[PENDING_LINK] = None
-        st.session_state[MISSING_UPLOAD] = (link.upload, link)
+    name = default_sample(sample_catalog())
     if name is not None:
         st.session_state[RUN] = sample_choice(name)[0]
 
 
-def _open_linked_upload(digest: str) -> bool:
-    """Open the upload a link names, if the server still holds it (for this
-    browser, or anyone who has its digest); False when it does not."""
-    held = server_store().find_upload(session_id(), digest)
-    if held is None:
-        return False
-    st.session_state[RUN] = held.info
-    return True
-
-
-def _open_linked_archive(value: str) -> bool:
-    """Open the archive run a link names, if the server offers its folder and
-    indexed it as a run there; otherwise say why (False)."""
+def _open_linked(key: str, value: str, link: Link) -> bool:
+    """Open the run a link's source parameter names, if its source can (each
+    kind checks its own: the sample allow-list, the uploads the server holds,
+    the archive index, the follow folder); otherwise say why (False)."""
     try:
-        linked = linked_archive_run(value)
-    except ArchiveLinkRefused as refused:
+        linked = from_link(key, value)
+    except UploadGone as gone:
+        # The link's step and scope belong to the upload, not to the sample
+        # shown meanwhile: they wait until the same file is uploaded again.
+        st.session_state[PENDING_LINK] = None
+        st.session_state[MISSING_UPLOAD] = (gone.digest, link)
+        return False
+    except LinkRefused as refused:
         notice(str(refused))
+        if not refused.keeps_position:
+            st.session_state[PENDING_LINK] = None
         return False
     if linked.notice:
         notice(linked.notice)
-    st.session_state[RUN] = linked.choice
+    source = linked.source
+    if link.run_id is not None:
+        chosen = run_in_file(source, link.run_id)
+        if chosen is None:
+            notice("The link's run id is not one of this file's runs; showing its first run.")
+            st.session_state[PENDING_LINK] = None
+        else:
+            source = chosen
+    st.session_state[RUN] = source
     return True
 
 
@@ -117,9 +120,17 @@ def linked_upload_arrived(choice: RunChoice) -> bool:
     """If ``choice`` is the very file a link named and the server had lost,
     open it where the link said (True); otherwise do nothing (False)."""
     missing = st.session_state.get(MISSING_UPLOAD)
-    if not missing or missing[0] != choice.digest:
+    if not missing or missing[0] != choice.file_digest:
         return False
-    choose_run(choice, link=missing[1])
+    link = missing[1]
+    if link.run_id is not None:
+        chosen = run_in_file(choice, link.run_id)
+        if chosen is None:
+            notice("The link's run id is not one of this file's runs; showing its first run.")
+            link = None
+        else:
+            choice = chosen
+    choose_run(choice, link=link)
     return True
 
 
@@ -284,13 +295,12 @@ def write_link(choice: RunChoice | None, path: tuple[str, ...] | None, index: in
                step_count: int = 0) -> None:
     """Mirror the view in the URL so a copied link opens the same view."""
     wanted: dict[str, str] = link_params(
-        run=choice.link_name if choice else None,
-        upload=choice.link_upload if choice else None,
-        archive=choice.link_archive if choice else None,
+        run=None,
         step=index + 1 if index is not None and step_count else None,
         drill=encode_path(path) if path is not None else None,
         profile=current_profile(),
     )
+    wanted.update(choice.link_params() if choice else {})  # where the run comes from
     for key in LINK_KEYS:
         value: Any = wanted.get(key)
         if value is None:

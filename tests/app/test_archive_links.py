@@ -165,14 +165,14 @@ def test_a_linked_run_past_the_size_limit_is_refused_by_its_fstat_and_nothing_is
     """Before: a refused archive open kept its bytes in a cache outside the memory
     budget (223 -> 725 -> 1,225 MB after two refused 524 MB opens). Now a file
     past LENS_MAX_EXPANDED_MB is not read at all, and nothing caches its bytes."""
-    import lens_ui.archive_source as archive_source
+    import lens_ui.folder_read as folder_read  # where archive files are read (beneath the folder)
     from lens_ui import session
 
     entry = readable_entries()[0]
     size = (indexed / entry["file"]).stat().st_size
     monkeypatch.setenv("LENS_MAX_EXPANDED_MB", str((size - 1) / 1024**2))
     read_sizes: list[int] = []
-    real = archive_source.read_beneath
+    real = folder_read.read_beneath
 
     def watched(root, file, max_bytes):
         try:
@@ -182,7 +182,7 @@ def test_a_linked_run_past_the_size_limit_is_refused_by_its_fstat_and_nothing_is
             raise
         read_sizes.append(len(found.data))
         return found
-    monkeypatch.setattr(archive_source, "read_beneath", watched)
+    monkeypatch.setattr(folder_read, "read_beneath", watched)
     open_linked(app, archive=f"{indexed.name}/{entry['file']}")
     assert app.session_state[session.RUN].kind != ARCHIVE
     assert any("larger than this server opens (LENS_MAX_EXPANDED_MB)" in n

@@ -94,8 +94,10 @@ def test_a_step_beyond_the_scope_shows_the_last_step_and_says_so(app):
 
 
 def test_moving_the_slider_neither_reparses_nor_reprojects(app, monkeypatch):
+    import lens_ui.runs  # where the app reads a file (every kind, through the one loader)
+
     calls = {"load": 0, "project": 0}
-    real_load, real_project = lens.run.load_recording, lens.run.build_projection
+    real_load, real_project = lens_ui.runs.load_file, lens.run.build_projection
 
     def counting_load(data):
         calls["load"] += 1
@@ -105,7 +107,7 @@ def test_moving_the_slider_neither_reparses_nor_reprojects(app, monkeypatch):
         calls["project"] += 1
         return real_project(recording, profile)
 
-    monkeypatch.setattr(lens.run, "load_recording", counting_load)
+    monkeypatch.setattr(lens_ui.runs, "load_file", counting_load)
     monkeypatch.setattr(lens.run, "build_projection", counting_project)
     at = app.run()
     for value in (3, 6, 9):

@@ -1,0 +1,31 @@
+"""Which folder the Follow page lists: set by the operator, never in the browser.
+
+``LENS_FOLLOW_DIR`` names the folder (several joined by ``os.pathsep``) where
+agentfootprint writes while runs go on: ``fileObservability`` streams
+(``.ndjson``) and the recordings or envelopes a file sink writes at the end.
+The page names each folder by a label (its base name) and only ever maps a
+label back to a folder; no text from the browser becomes a path.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ENV_FOLLOW = "LENS_FOLLOW_DIR"
+
+
+def follow_folders(environ: dict[str, str] | None = None) -> dict[str, Path]:
+    """Label → folder, in the order configured."""
+    env = (os.environ if environ is None else environ).get(ENV_FOLLOW, "")
+    folders: dict[str, Path] = {}
+    for raw in (p for p in env.split(os.pathsep) if p.strip()):
+        folder = Path(raw).expanduser().resolve()
+        if folder in folders.values():
+            continue
+        label = folder.name or str(folder)
+        candidate, n = label, 2
+        while candidate in folders:
+            candidate, n = f"{label} ({n})", n + 1
+        folders[candidate] = folder
+    return folders
