@@ -35,7 +35,7 @@ import hashlib
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from recorders.errors import RecordingError
@@ -227,22 +227,12 @@ class AuditCheck:
                 "firstBadRecord": self.first_bad_record}
 
 
-@dataclass(frozen=True)
-class Genesis:
-    """A run's anchor record: which run, and what the export said about it."""
-
-    seq: Any
-    run_id: Any
-    payload: Any
-
-
 @dataclass
 class AuditBundle:
     header: dict
     check: AuditCheck
     # Every record as {type, payload, meta}, genesis records included (type audit.genesis).
     typed_events: list[dict]
-    genesis: list[Genesis] = field(default_factory=list)
 
     @property
     def records(self) -> int:
@@ -261,11 +251,6 @@ class AuditBundle:
         library = self.header.get("library")
         version = library.get("version") if isinstance(library, dict) else None
         return version if isinstance(version, str) else None
-
-    def payload_modes(self) -> list[str]:
-        """The payload modes the genesis records declare, in order, each once."""
-        modes = (g.payload.get("payloadMode") for g in self.genesis if isinstance(g.payload, dict))
-        return list(dict.fromkeys(m for m in modes if isinstance(m, str)))
 
 
 def is_audit_document(document: Any) -> bool:
@@ -292,24 +277,18 @@ def read_audit_bundle(document: Any) -> AuditBundle:
     header, records, final_hash = _parts(document)
     check = _verify(header, records, final_hash)
     typed_events: list[dict] = []
-    genesis: list[Genesis] = []
     for index, record in enumerate(records):
         if not isinstance(record, dict):
             raise RecordingError(f"records[{index}]: expected an object, found {describe(record)}")
         typed_events.append(_typed_event(record))
-        if record.get("eventType") == GENESIS_TYPE:
-            meta = record.get("meta")
-            payload = record.get("payload")
-            run = payload.get("runId") if isinstance(payload, dict) else None
-            if run is None and isinstance(meta, dict):
-                run = meta.get("runId")
-            genesis.append(Genesis(record.get("seq"), run, payload))
-    return AuditBundle(header=header, check=check, typed_events=typed_events, genesis=genesis)
+    return AuditBundle(header=header, check=check, typed_events=typed_events)
 
 
-def audit_gaps(bundle: AuditBundle) -> list[Gap]:
-    """What a person must know about an audit bundle opened as a run, in plain words."""
-    check = bundle.check
+def audit_gaps(check: AuditCheck, events: list[dict]) -> list[Gap]:
+    """What a person must know about an audit bundle opened as a run, in plain
+    words: the chain's state (the whole file's), and of ``events`` (the records
+    of the run shown, as typed events) how their payloads were kept and which
+    genesis record anchors them."""
     gaps = [Gap("audit-chain", check.status())]
     if check.segment:
         if check.records:
@@ -320,16 +299,24 @@ def audit_gaps(bundle: AuditBundle) -> list[Gap]:
             f"a drain() segment of a longer audit chain: {span}; the records before seq "
             f"{check.first_seq} are in earlier segments, and this one was verified from its "
             f"chainHead {check.chain_head[:12]}…")))
-    gaps.append(Gap("audit-payloads", _payload_sentence(bundle.payload_modes())))
-    gaps.extend(_genesis_gaps(bundle))
+    genesis = [event for event in events if event.get("type") == GENESIS_TYPE]
+    gaps.append(Gap("audit-payloads", _payload_sentence(_payload_modes(genesis))))
+    gaps.extend(_genesis_gaps(genesis, events, check.segment))
     gaps.append(Gap("no-boundary-log", (
         "an audit bundle has no boundary log, snapshot or structure: steps need the boundary "
         "log, so there are none; calls, tools, context, causes, the timeline and the route "
         "come from the records")))
-    if not any(event.get("type") == TOKEN_TYPE for event in bundle.typed_events):
+    if not any(event.get("type") == TOKEN_TYPE for event in events):
         gaps.append(Gap("no-tokens", "the audit export leaves out streamed model tokens "
                         "(stream.token) unless told to keep them"))
     return gaps
+
+
+def _payload_modes(genesis: list[dict]) -> list[str]:
+    """The payload modes genesis records declare, in order, each once."""
+    modes = (event["payload"].get("payloadMode") for event in genesis
+             if isinstance(event.get("payload"), dict))
+    return list(dict.fromkeys(mode for mode in modes if isinstance(mode, str)))
 
 
 def _payload_sentence(modes: list[str]) -> str:
@@ -345,13 +332,14 @@ def _payload_sentence(modes: list[str]) -> str:
             + ", ".join(_quoted(mode) for mode in modes) + "); in bounded mode " + BOUNDED_PAYLOADS)
 
 
-def _genesis_gaps(bundle: AuditBundle) -> list[Gap]:
-    """Each run's genesis record said once; a run without one in this file said too."""
+def _genesis_gaps(genesis: list[dict], events: list[dict], segment: bool) -> list[Gap]:
+    """Each run's genesis record said once; a run without one in ``events`` said too."""
     gaps: list[Gap] = []
     anchored: set = set()
-    for genesis in bundle.genesis:
+    for event in genesis:
+        payload = event["payload"] if isinstance(event.get("payload"), dict) else {}
+        meta = event["meta"] if isinstance(event.get("meta"), dict) else {}
         facts = []
-        payload = genesis.payload if isinstance(genesis.payload, dict) else {}
         agent = payload.get("agent")
         if isinstance(agent, str):
             facts.append(f"agent {_quoted(agent)}")
@@ -364,14 +352,14 @@ def _genesis_gaps(bundle: AuditBundle) -> list[Gap]:
             facts.append("versions " + ", ".join(
                 f"{_quoted(str(name))[1:-1]} {_quoted(str(value))[1:-1]}"
                 for name, value in list(versions.items())[:6]))
-        seq = _number_text(genesis.seq) if is_number(genesis.seq) else "?"
-        run = _quoted(genesis.run_id) if isinstance(genesis.run_id, str) else "(no run id)"
+        run_id = payload.get("runId", meta.get("runId"))
+        run = _quoted(run_id) if isinstance(run_id, str) else "(no run id)"
         said = f": {', '.join(facts)}" if facts else ""
         gaps.append(Gap("audit-genesis", f"run {run} is anchored by its genesis record "
-                                         f"(audit.genesis, seq {seq}){said}"))
-        anchored.add(genesis.run_id)
-    unanchored = []
-    for event in bundle.typed_events:
+                                         f"(audit.genesis){said}"))
+        anchored.add(meta.get("runId"))
+    unanchored: list[str] = []
+    for event in events:
         meta = event.get("meta")
         run = meta.get("runId") if isinstance(meta, dict) else None
         if isinstance(run, str) and run not in anchored and run not in unanchored:
@@ -379,7 +367,7 @@ def _genesis_gaps(bundle: AuditBundle) -> list[Gap]:
     if unanchored:
         runs = ", ".join(_quoted(run) for run in unanchored[:4])
         more = f" and {len(unanchored) - 4} more" if len(unanchored) > 4 else ""
-        where = ("it is in an earlier segment" if bundle.check.segment
+        where = ("it is in an earlier segment" if segment
                  else "the export writes one before each run's first record")
         gaps.append(Gap("audit-genesis", f"no genesis record for run {runs}{more} in this file "
                                          f"({where})"))

@@ -44,6 +44,7 @@ from recorders.audit import (AUDIT_FORMAT, GENESIS_TYPE, AuditCheck, audit_gaps,
 from recorders.balance import BalanceReport, BalanceTracker
 from recorders.errors import ExpansionRefused, RecordingError
 from recorders.catalogue import LLM_END, LLM_START, TOOL_START
+from recorders.event_stream import split_runs
 from recorders.event_types import KNOWN_BOUNDARY_TYPES, KNOWN_TYPED_TYPES
 from recorders.gaps import Gap
 from recorders.surrogates import may_hold_lone_surrogates, mend_lone_surrogates, mended_gap
@@ -495,23 +496,47 @@ def _from_envelope(document: dict) -> Recording:
 
 def _from_audit_bundle(document: dict) -> Recording:
     """An auditExport() bundle: its chain verified, its records a typed stream
-    (recorders/audit.py); lone surrogate halves mended only once the hashes are checked."""
+    (recorders/audit.py). Every run it holds, in one recording; :func:`audit_runs`
+    parts them."""
     bundle = read_audit_bundle(document)
+    # The hashes cover lone surrogate halves as written: made showable only now.
+    mended = mend_lone_surrogates(bundle.typed_events)
+    return _audit_run(bundle.check, bundle.typed_events, bundle.library_version, "records",
+                      mended)
+
+
+def audit_runs(recording: Recording) -> list[Recording]:
+    """An audit bundle's runs, one per ``meta.runId`` in order, each with the
+    whole file's chain check (runs chain back to back in one log)."""
+    if len(recording.typed_run_ids) < 2:
+        return [recording]
+    mended = [gap for gap in recording.gaps if gap.code == "lone-surrogates"]  # the file's
+    version = (recording.producer or {}).get("agentfootprintVersion")
+    runs = []
+    for number, events in enumerate(split_runs(recording.typed_events), 1):
+        run = _audit_run(recording.audit, events, version, f"run {number} records", 0)
+        run.gaps += mended
+        run.source_chars = recording.source_chars
+        runs.append(run)
+    return runs
+
+
+def _audit_run(check: AuditCheck, events: list[dict], version: str | None, where: str,
+               mended: int) -> Recording:
     recording = Recording(
         source_kind="audit-bundle",
-        typed_events=bundle.typed_events,
+        typed_events=events,
         boundary_events=[],
         has_typed_stream=True,
         has_boundary_log=False,
         envelope_format=AUDIT_FORMAT,
-        producer={"agentfootprintVersion": bundle.library_version},
-        audit=bundle.check,
+        producer={"agentfootprintVersion": version},
+        audit=check,
     )
-    _validate_typed(recording, "records")
+    _validate_typed(recording, where)
     recording.unknown_typed_types.pop(GENESIS_TYPE, None)  # a chain record, known as such
-    recording.gaps.extend(audit_gaps(bundle))
+    recording.gaps.extend(audit_gaps(check, events))
     recording.gaps.extend(_stream_gaps(recording, None))
-    mended = mend_lone_surrogates(recording.typed_events)
     if mended:
         recording.gaps.append(mended_gap(mended))
     return recording
