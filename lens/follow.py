@@ -58,6 +58,7 @@ from time import perf_counter
 from typing import Any, Callable
 
 from recorders.catalogue import AGENT_TURN_END, COMPOSITION_EXIT, ERROR_FATAL
+from recorders.deep_parse import collector_paused
 from recorders.errors import RecordingError
 from recorders.event_stream import EventStreamDecoder, run_id_of
 from recorders.evidence import EvidenceIndex, ModelCall, ToolCall, run_id as recording_run_id
@@ -207,7 +208,9 @@ class FollowedFile:
         if self.error is not None:
             raise self.error
         try:
-            return self._poll()
+            # As for a parse: the collector paused while the batch is folded.
+            with collector_paused():
+                return self._poll()
         except RecordingError as exc:
             self.error = exc
             raise

@@ -14,13 +14,21 @@ seen, and that line is printed first. Without it the command follows until
 interrupted. A line that is not an event, or a path that is not a file,
 exits with status 2 and one line on stderr naming the file and line.
 
-Owns: the command's arguments, its loop and its output. Does not own: reading
-or folding the stream (:mod:`lens.follow`).
+The command's process holds the followed run and little else, so, as the app
+does with a large open run (``lens_ui/collector.py``), what each poll folded
+is moved out of the cyclic collector's sight (``gc.freeze``): a stream of
+tens of thousands of events otherwise has its whole heap walked again by
+every full collection as it grows (on the 20x run, 2.6 s of the 4.4 s the
+follow took). The library only pauses the collector while it folds.
+
+Owns: the command's arguments, its loop, its output and its process's
+collector. Does not own: reading or folding the stream (:mod:`lens.follow`).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -68,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
         while True:
             if followed.poll():
                 last_growth = time.monotonic()
+                gc.freeze()  # what was folded lives as long as the command
             quiet = time.monotonic() - last_growth
             if idle_exit is not None and quiet >= idle_exit:
                 # Said as it is at the exit: a run with no end has stopped as far as seen.
