@@ -114,6 +114,12 @@ if msgspec is not None:
         configuration: Any = msgspec.UNSET
         privacy: Any = msgspec.UNSET
         recording: _RecordingShape | None | msgspec.UnsetType = msgspec.UNSET
+        # A Trace's and an artifact-store entry's names (recorders/file_kinds.py).
+        version: Any = msgspec.UNSET
+        redaction: Any = msgspec.UNSET
+        capturedAtMs: Any = msgspec.UNSET
+        meta: Any = msgspec.UNSET
+        payload: Any = msgspec.UNSET
 
     _DOCUMENT = msgspec.json.Decoder(_DocumentShape)
     # A document naming none of these is refused with the names it has.

@@ -5,7 +5,17 @@ Accepted inputs (sniffed from the bytes, never from a file name):
 1. a recording ``{snapshot, events, structure}`` from ``recordRun(...).toRecording()``;
 2. an ``agentfootprint.recording.v1`` envelope holding such a recording;
 3. either of those gzipped;
-4. a bare boundary-event list (``DomainEvent[]``), which has no typed stream.
+4. a bare boundary-event list (``DomainEvent[]``), which has no typed stream;
+5. the NDJSON event stream ``fileObservability`` appends (typed events only,
+   one run per ``meta.runId``; empty while nothing is written yet);
+6. a ``Trace`` from ``localObservability`` (its events are the boundary log);
+7. a bug report zip from ``exportBugReport`` (``recorders/bug_report.py``);
+8. a ``recording/run`` entry of a ``fileArtifacts`` store (the recording inside).
+
+:func:`load_file` gives every run a file holds (:class:`LoadedFile`);
+:func:`load_recording` the first (saying so when there are more). Files
+agentfootprint writes that are not runs (a checkpoint, a thinking trace, a bug
+report's manifest) are refused by name (``recorders/file_kinds.py``).
 
 Anything else raises :class:`RecordingError` naming the problem and where it
 is. What a readable file does not carry (lean payloads, an incomplete run,
@@ -31,6 +41,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
 import zlib
 from collections import Counter
@@ -44,7 +55,8 @@ from recorders.audit import (AUDIT_FORMAT, GENESIS_TYPE, AuditCheck, audit_gaps,
 from recorders.balance import BalanceReport, BalanceTracker
 from recorders.errors import ExpansionRefused, RecordingError
 from recorders.catalogue import LLM_END, LLM_START, TOOL_START
-from recorders.event_stream import split_runs
+from recorders import file_kinds
+from recorders.event_stream import EventStreamDecoder, split_runs
 from recorders.event_types import KNOWN_BOUNDARY_TYPES, KNOWN_TYPED_TYPES
 from recorders.gaps import Gap
 from recorders.surrogates import may_hold_lone_surrogates, mend_lone_surrogates, mended_gap
@@ -63,6 +75,14 @@ MAX_DECOMPRESSED_BYTES = 2 * 1024**3
 _GUNZIP_PIECE = 64 * 1024**2
 
 _GZIP_MAGIC = b"\x1f\x8b"
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+
+# The one file agentfootprint leaves empty: the stream fileObservability claims
+# before its first flush. Said so, with the other ways a file ends up empty.
+NOTHING_WRITTEN = ("the file is empty: the event stream has nothing written yet "
+                   "(fileObservability creates the file before its first flush), "
+                   "or the file was cut to nothing")
+ROTATED_SUFFIX = ".1"  # fileObservability's one older generation, beside the file
 
 # Snapshot members no view reads (see the module doc), dropped while parsing.
 UNREAD_SNAPSHOT_KEYS = frozenset({"executionTree", "subflowResults", "commitLog"})
@@ -73,7 +93,7 @@ _WHITESPACE = json.decoder.WHITESPACE.match  # what json.loads skips between tok
 class Recording:
     """A loaded, validated recording. Events stay the parsed JSON objects."""
 
-    source_kind: str  # "recording" | "envelope" | "boundary-list"
+    source_kind: str  # the file's kind: LoadedFile.kind (SOURCE_KINDS in lens/summary.py)
     typed_events: list[dict]
     boundary_events: list[dict]
     has_typed_stream: bool
@@ -128,8 +148,39 @@ class Recording:
 # ─── Entry points ──────────────────────────────────────────────────────
 
 
+@dataclass
+class LoadedFile:
+    """Every run one file holds, and what the file says as a whole."""
+
+    kind: str  # the file's sourceKind, sniffed from its bytes (SOURCE_KINDS in lens/summary.py)
+    runs: list[Recording]  # in file order; [] only for an event stream with nothing written yet
+    report: dict | None = None  # a bug report's title, stepsToReproduce, expected, actual, ...
+    audit: Any = None  # an audit bundle's chain check (recorders/audit.py)
+    notes: list[str] = field(default_factory=list)  # plain sentences about the file
+
+
 def load_path(path: str | os.PathLike) -> Recording:
-    """Read and load a file; an unreadable path is a RecordingError too."""
+    """Read and load a file (after its rotated ``.1``, for an event stream);
+    an unreadable path is a RecordingError too."""
+    return first_run(load_path_file(path))
+
+
+def load_path_file(path: str | os.PathLike, *, limit: int | None = None) -> LoadedFile:
+    """:func:`load_file` of the file at ``path``. An event stream's older
+    generation ``<path>.1``, when it sits beside it, is read first, so the
+    runs are the whole stream with nothing lost or repeated."""
+    data = _read_path(path)
+    older_path = os.fspath(path) + ROTATED_SUFFIX
+    older = _read_path(older_path) if os.path.isfile(older_path) else None
+    joined = join_rotated(older, data) if older is not None else None
+    loaded = load_file(joined if joined is not None else data, limit=limit)
+    if joined is not None:
+        loaded.notes.insert(0, f"read {os.path.basename(older_path)} (the stream's older "
+                               "generation, rotated by maxBytes) first, then the file")
+    return loaded
+
+
+def _read_path(path: str | os.PathLike) -> bytes:
     try:
         data = read_regular_file(path)
     except OSError as exc:
@@ -139,7 +190,64 @@ def load_path(path: str | os.PathLike) -> Recording:
     if data is None:
         raise RecordingError(f"cannot read {os.fspath(path)!r}: not a regular file "
                              "(a folder, a pipe or a device)")
-    return load_recording(data)
+    return data
+
+
+def join_rotated(older: bytes, current: bytes) -> bytes | None:
+    """``older`` (a stream's ``.1``) then ``current`` as one stream, when both
+    are event streams (the current one may be empty, just rotated); None
+    otherwise, and the current file is read alone."""
+    if not (_is_stream_bytes(older) and (_blank(current) or _is_stream_bytes(current))):
+        return None
+    if older and not older.endswith(b"\n"):
+        older += b"\n"  # rotation happens between batches; a line never spans the two
+    return older + current
+
+
+def _is_stream_bytes(data: bytes) -> bool:
+    return (not data.startswith(_GZIP_MAGIC) and not _blank(data)
+            and _is_event_stream(data))
+
+
+def load_file(data: bytes | bytearray | str, *, name: str | None = None, fast: bool = True,
+              limit: int | None = None) -> LoadedFile:
+    """Every run in ``data``, its kind sniffed from the bytes (``name`` is only
+    used in what is said about the file, never to decide its kind).
+
+    ``limit`` bounds what gzip and zip may expand to (by default
+    :data:`MAX_DECOMPRESSED_BYTES`); a zip is checked before it is inflated."""
+    if isinstance(data, (bytes, bytearray)) and bytes(data[:4]) in _ZIP_MAGIC:
+        return _from_bug_report(bytes(data), fast, limit)
+    raw = _plain(data, limit)
+    if _blank(raw):
+        called = f"{name}: " if name else ""
+        return LoadedFile("event-stream", [], notes=[called + NOTHING_WRITTEN])
+    if isinstance(raw, bytes) and raw[:4] in _ZIP_MAGIC:
+        return _from_bug_report(raw, fast, limit)  # a gzipped zip: read as the zip
+    if _is_event_stream(raw):
+        return _from_event_stream(raw)
+    recording = _document_run(raw, fast)
+    runs = audit_runs(recording) if recording.source_kind == "audit-bundle" else [recording]
+    loaded = LoadedFile(recording.source_kind, runs,
+                        audit=getattr(recording, "audit", None))
+    return loaded
+
+
+def first_run(loaded: LoadedFile) -> Recording:
+    """The file's first run; with several, a gap says how many and how to see
+    the others. An empty event stream has none: RecordingError."""
+    if not loaded.runs:
+        raise RecordingError(NOTHING_WRITTEN)
+    first = loaded.runs[0]
+    count = len(loaded.runs)
+    if count > 1:
+        what = "conversations" if loaded.kind == "bug-report" else "runs"
+        first.gaps.append(Gap(
+            "several-runs",
+            f"the file holds {count} runs ({what} told apart by their run id); this is the "
+            f"first. Choose another in the app, or with --run N (1 to {count}) on the "
+            "command line"))
+    return first
 
 
 def read_regular_file(path: str | os.PathLike) -> bytes | None:
@@ -155,13 +263,18 @@ def read_regular_file(path: str | os.PathLike) -> bytes | None:
 
 
 def load_recording(data: bytes | bytearray | str, *, fast: bool = True) -> Recording:
-    """Load a recording from its bytes (plain or gzipped JSON) or its text.
+    """Load a recording from its bytes (plain or gzipped JSON, or any kind
+    :func:`load_file` reads) or its text: the file's first run.
 
     Bytes are parsed by :mod:`recorders.fast_parse` when msgspec is installed
     and it accepts them, otherwise (and with ``fast=False``, which the tests use
     to compare the two) by the json module: the result, or the error, is the same.
     """
-    raw = unpack(data)
+    return first_run(load_file(data, fast=fast))
+
+
+def _document_run(raw: bytes | str, fast: bool) -> Recording:
+    """The run of one JSON document (a recording, an envelope, a Trace, ...)."""
     mended = 0
     with parsing(PARSE_RECURSION_LIMIT):
         parsed = _parse_fast(raw) if fast and isinstance(raw, bytes) else None
@@ -182,9 +295,60 @@ def load_recording(data: bytes | bytearray | str, *, fast: bool = True) -> Recor
         recording = interpret(document)
     if mended:
         recording.gaps.append(mended_gap(mended))
-    recording.dropped_snapshot_keys = tuple(sorted(dropped))
+    # A document inside this one (an artifact's payload) reports its own.
+    recording.dropped_snapshot_keys = tuple(sorted({*dropped, *recording.dropped_snapshot_keys}))
     recording.source_chars = chars
     return recording
+
+
+def _plain(data: bytes | bytearray | str, limit: int | None) -> bytes | str:
+    """:func:`unpack`, except that an empty file is given back (empty) to be said so."""
+    if isinstance(data, (bytes, bytearray)) and not bytes(data[:2]) == _GZIP_MAGIC:
+        return bytes(data)
+    if isinstance(data, str):
+        return data
+    try:
+        return unpack(data, limit)
+    except ExpansionRefused:
+        raise
+    except RecordingError as exc:
+        if str(exc) == "the file is empty":
+            return b""
+        raise
+
+
+_NON_SPACE_BYTES = re.compile(rb"[^ \t\r\n]")
+_NON_SPACE_TEXT = re.compile(r"[^ \t\r\n]")
+
+
+def _blank(raw: bytes | str) -> bool:
+    """Nothing but whitespace (and a byte-order mark)."""
+    if isinstance(raw, str):
+        return _NON_SPACE_TEXT.search(raw.removeprefix("\ufeff")) is None
+    return _NON_SPACE_BYTES.search(raw.removeprefix(b"\xef\xbb\xbf")) is None
+
+
+def _is_event_stream(raw: bytes | str) -> bool:
+    """Whether ``raw`` is NDJSON: a first line that is a typed event on its own,
+    and more after it. A JSON document written compact is one line; pretty, its
+    first line is not a whole value; either way it is not taken for a stream."""
+    newline = raw.find(b"\n" if isinstance(raw, bytes) else "\n")
+    if newline < 0:
+        return False
+    rest = (_NON_SPACE_BYTES if isinstance(raw, bytes) else _NON_SPACE_TEXT).search(
+        raw, newline + 1)
+    if rest is None:
+        return False
+    head = raw[:newline]
+    head = head.removeprefix(b"\xef\xbb\xbf" if isinstance(head, bytes) else "\ufeff").strip()
+    if not head.startswith(b"{" if isinstance(head, bytes) else "{"):
+        return False
+    try:
+        with parsing(PARSE_RECURSION_LIMIT):
+            first = json.loads(head)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(first, dict) and file_kinds.is_one_typed_event(first)
 
 
 def _parse_fast(raw: bytes) -> tuple[Any, tuple[str, ...], int] | None:
@@ -449,6 +613,9 @@ def _loads_plain(text: str) -> Any:
 
 def interpret(document: Any) -> Recording:
     """Recognise which of the accepted shapes a parsed document is."""
+    other = _other_kind(document) if isinstance(document, dict) else None
+    if other is not None:
+        return other
     if isinstance(document, list):
         return _from_boundary_list(document)
     if not isinstance(document, dict):
@@ -540,6 +707,217 @@ def _audit_run(check: AuditCheck, events: list[dict], version: str | None, where
     if mended:
         recording.gaps.append(mended_gap(mended))
     return recording
+
+
+def _other_kind(document: dict) -> Recording | None:
+    """The run of a Trace, an artifact-store entry or a lone typed event; a
+    RecordingError naming a file that is not a run; None for the shapes
+    :func:`interpret` reads itself."""
+    refusal = file_kinds.not_a_run(document)
+    if refusal is not None:
+        raise RecordingError(refusal)
+    if file_kinds.is_trace(document):
+        return _from_trace(document)
+    if file_kinds.is_artifact(document):
+        return _from_artifact(document)
+    if file_kinds.is_one_typed_event(document):
+        return _stream_run([document], "events")
+    return None
+
+
+def _from_trace(document: dict) -> Recording:
+    """A ``Trace`` (localObservability): its events are the boundary log; with
+    ``includeSnapshot``, the snapshot rides beside them."""
+    version = document.get("version")
+    if version != file_kinds.TRACE_VERSION:
+        shown = js_number_text(version) if is_number(version) else describe(version)
+        raise RecordingError(f"this is a Trace of version {shown}; this version reads "
+                             f"Traces of version {file_kinds.TRACE_VERSION}")
+    events = document.get("events")
+    if not isinstance(events, list):
+        raise RecordingError(f"events: expected the Trace's boundary events, found "
+                             f"{describe(events)}")
+    snapshot = document.get("snapshot")
+    if snapshot is not None and not isinstance(snapshot, dict):
+        raise RecordingError(f"snapshot: expected an object, found {describe(snapshot)}")
+    recording = Recording(
+        source_kind="trace",
+        typed_events=[],
+        boundary_events=events,
+        has_typed_stream=False,
+        has_boundary_log=True,
+        snapshot=snapshot,
+        structure=document.get("structure"),
+    )
+    balance = _validate_boundary(recording, "events")
+    recording.gaps.append(Gap(
+        "no-typed-stream",
+        "a Trace (localObservability) holds the boundary log, not the typed event stream: "
+        "model-call details and the skill route are unavailable"))
+    if snapshot is None:
+        recording.gaps.append(Gap(
+            "no-snapshot", "the Trace was saved without its snapshot (includeSnapshot was "
+            "not set): no state or commit history"))
+    if recording.structure is None:
+        recording.gaps.append(Gap("no-structure", "the Trace has no build-time structure"))
+    redaction = document.get("redaction")
+    if redaction == "pii":
+        recording.gaps.append(Gap(
+            "redacted", "the Trace is redacted (redaction: 'pii', from redactContent): "
+            "messages, payloads and tool content read '[redacted]'"))
+    elif redaction not in (None, "none"):
+        shown = shown_text(redaction, quoted=True) if isinstance(redaction, str) else describe(
+            redaction)
+        recording.gaps.append(Gap("redacted", f"the Trace says its redaction is {shown}, "
+                                  "which this version does not know: content may be redacted"))
+    recording.gaps.extend(_stream_gaps(recording, balance))
+    return recording
+
+
+def _from_artifact(document: dict) -> Recording:
+    """A ``fileArtifacts`` entry of kind ``recording/run``: the recording its
+    payload holds as JSON text. Any other artifact is refused by its kind."""
+    fmt = document.get("format")
+    if fmt != file_kinds.ARTIFACT_FORMAT:
+        raise RecordingError(f"this is an artifact-store entry of format {js_number_text(fmt)}; "
+                             f"this version reads format {file_kinds.ARTIFACT_FORMAT}")
+    meta = document["meta"]
+    kind = meta.get("kind")
+    if kind != file_kinds.ARTIFACT_RECORDING_KIND:
+        shown = shown_text(kind, quoted=True) if isinstance(kind, str) else describe(kind)
+        raise RecordingError(
+            f"this is an artifact-store entry of kind {shown}, not a run's recording; Lens "
+            f"opens artifacts of kind '{file_kinds.ARTIFACT_RECORDING_KIND}' (minted with "
+            "artifacts: {{ recordings: true }})")
+    payload = document.get("payload")
+    shape = payload.get("shape") if isinstance(payload, dict) else None
+    value = payload.get("value") if isinstance(payload, dict) else None
+    if shape != "text" or not isinstance(value, str):
+        shown = shown_text(shape, quoted=True) if isinstance(shape, str) else describe(shape)
+        raise RecordingError(
+            f"payload: the artifact's recording is stored with shape {shown}; Lens reads "
+            "recordings stored as text ({shape: 'text', value})")
+    try:
+        inner = value.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate half: the json module reads the text
+        inner = value
+    try:
+        recording = _document_run(inner, fast=True)
+    except RecordingError as exc:
+        raise RecordingError(f"payload.value (the artifact's recording): {exc}") from None
+    if recording.source_kind not in ("recording", "envelope", "packed"):
+        raise RecordingError(
+            f"payload.value: the artifact holds a {recording.source_kind}, not a recording")
+    recording.source_kind = "artifact-recording"
+    return recording
+
+
+def _from_event_stream(raw: bytes | str) -> LoadedFile:
+    """An NDJSON event stream: one run per ``meta.runId``, typed events only."""
+    if isinstance(raw, str):
+        try:
+            raw = raw.removeprefix("\ufeff").encode("utf-8")
+        except UnicodeEncodeError:
+            raise RecordingError("the event stream holds text that is not valid "
+                                 "Unicode (a lone surrogate)") from None
+    decoder = EventStreamDecoder()
+    events = decoder.feed(raw)
+    events += decoder.finish()
+    mended = mend_lone_surrogates(events) if _ESCAPED_HALF.search(raw) else 0
+    runs = split_runs(events)
+    where = "events" if len(runs) == 1 else "run {} events"
+    recordings = [_stream_run(run, where.format(index + 1)) for index, run in enumerate(runs)]
+    notes: list[str] = []
+    if decoder.pending_bytes and recordings:
+        unfinished = (f"the last line ({decoder.pending_bytes:,} bytes) is unfinished: the "
+                      "writer was appending it; it is left out until it is complete")
+        notes.append(unfinished)
+        recordings[-1].gaps.append(Gap("unfinished-line", unfinished))
+    if mended:
+        for recording in recordings:
+            recording.gaps.append(mended_gap(mended))
+    if len(recordings) > 1:
+        notes.append(f"the stream holds {len(recordings)} runs, told apart by meta.runId, in "
+                     "the order they first appear")
+    if not recordings:
+        notes.append(NOTHING_WRITTEN.replace("the file is empty: ", "")
+                     if not decoder.pending_bytes else
+                     f"nothing complete is written yet: the first line "
+                     f"({decoder.pending_bytes:,} bytes) is unfinished")
+    for recording in recordings:
+        recording.source_chars = len(raw)
+    return LoadedFile("event-stream", recordings, notes=notes)
+
+
+_ESCAPED_HALF = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+
+
+def _stream_run(events: list, where: str) -> Recording:
+    """One run of an event stream: typed events, no boundary log."""
+    recording = Recording(
+        source_kind="event-stream",
+        typed_events=events,
+        boundary_events=[],
+        has_typed_stream=True,
+        has_boundary_log=False,
+    )
+    _validate_typed(recording, where)
+    recording.gaps.append(file_kinds.STREAM_ONLY_GAP)
+    recording.gaps.extend(file_kinds.stream_gaps(events))
+    recording.gaps.extend(_stream_gaps(recording, None))
+    return recording
+
+
+def _from_bug_report(data: bytes, fast: bool, limit: int | None) -> LoadedFile:
+    """A bug report zip: each run it holds, and the reporter's fields."""
+    from recorders.bug_report import read_bug_report  # it reads names through shown_text
+
+    report = read_bug_report(data, MAX_DECOMPRESSED_BYTES if limit is None else limit,
+                             _parse_entry)
+    runs: list[Recording] = []
+    for name, entry in report.runs:
+        try:
+            if name.startswith("conversations/"):
+                runs.extend(_conversation_runs(entry, fast))
+            else:
+                runs.append(_document_run(entry, fast))
+        except RecordingError as exc:
+            raise RecordingError(f"{shown_text(name)} in the bug report: {exc}") from None
+    for recording in runs:
+        recording.source_kind = "bug-report"
+    notes = [f"a bug report (exportBugReport, layout 2) holding {len(runs)} "
+             f"run{'s' if len(runs) != 1 else ''}"]
+    if report.other_files:
+        notes.append("not runs, not opened: " + ", ".join(
+            shown_text(name, limit=60) for name in report.other_files[:8]))
+    return LoadedFile("bug-report", runs, report=report.report, notes=notes)
+
+
+def _parse_entry(data: bytes) -> Any:
+    return _loads_deep(_text(data)) if data.strip() else None
+
+
+def _conversation_runs(data: bytes, fast: bool) -> list[Recording]:
+    """``conversations/<id>.json``: ``{id, runIds, envelopes | recordings}``."""
+    document = _parse_entry(data)
+    if not isinstance(document, dict):
+        raise RecordingError(f"expected a conversation object, found {describe(document)}")
+    key = "envelopes" if "envelopes" in document else "recordings"
+    items = document.get(key)
+    if not isinstance(items, list):
+        raise RecordingError(f"{key}: expected a list of runs, found {describe(items)}")
+    runs: list[Recording] = []
+    for index, item in enumerate(items):
+        try:
+            with parsing(PARSE_RECURSION_LIMIT):
+                recording = interpret(item)
+        except RecordingError as exc:
+            raise RecordingError(f"{key}[{index}]: {exc}") from None
+        if recording.source_kind not in ("recording", "envelope", "packed"):
+            raise RecordingError(f"{key}[{index}]: expected a recording or an envelope, "
+                                 f"found a {recording.source_kind}")
+        runs.append(recording)
+    return runs
 
 
 def _from_recording(document: dict, where: str) -> Recording:
