@@ -23,6 +23,12 @@ SOURCE_KINDS = {
     "recording": "recording {snapshot, events, structure}",
     "envelope": "envelope",
     "boundary-list": "bare boundary-event list (no typed stream)",
+    "event-stream": "event stream (fileObservability NDJSON; typed events only)",
+    "trace": "Trace (localObservability; boundary log, no typed stream)",
+    "bug-report": "bug report zip (exportBugReport)",
+    "artifact-recording": "recording from an artifact store (fileArtifacts, recording/run)",
+    "audit-bundle": "audit bundle (auditExport; bounded payloads)",
+    "packed": "packed recording",
 }
 
 

@@ -19,7 +19,7 @@ from recorders.profiles import DEFAULT_PROFILE, PROFILES
 from recorders.values import decode_path
 
 if TYPE_CHECKING:
-    from recorders.loading import Recording
+    from recorders.loading import LoadedFile, Recording
 
 EXIT_BAD_INPUT = 2
 
@@ -56,6 +56,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
     info = commands.add_parser("info", help="what the loader found in the file")
     info.add_argument("file")
+    for command in (steps, route, info):
+        command.add_argument("--run", type=int, default=None, metavar="N",
+                             help="the Nth run of a file that holds several (an event "
+                                  "stream, a bug report); the first by default")
 
 
 COMMANDS = ("steps", "route", "info")
@@ -65,14 +69,31 @@ def run_command(args: argparse.Namespace) -> Any:
     """The JSON output of one of :data:`COMMANDS` (raises RecordingError, UsageError)."""
     # Imported here: the other commands of ``footprint-lens`` (e.g. ``archive``)
     # start without the loader and the projections.
-    from recorders.loading import load_path
+    from recorders.loading import load_path_file
 
-    recording = load_path(args.file)
+    loaded = load_path_file(args.file)
+    if args.command == "info" and not loaded.runs and args.run is None:
+        return empty_file_report(loaded)  # a stream with nothing written yet: not an error
+    recording = chosen_run(loaded, getattr(args, "run", None))
     if args.command == "steps":
         return _steps(recording, args)
     if args.command == "route":
         return _route(recording, args.profile)
-    return info_report(recording)
+    return info_report(recording, loaded)
+
+
+def chosen_run(loaded: LoadedFile, number: int | None) -> Recording:
+    """Run ``number`` (from 1) of the file, or its first (with a gap saying
+    there are more). UsageError for a number the file does not hold."""
+    from recorders.loading import first_run
+
+    if number is None:
+        return first_run(loaded)
+    count = len(loaded.runs)
+    if not 1 <= number <= count:
+        held = f"holds {count} run{'s' if count != 1 else ''}" if count else "holds no run yet"
+        raise UsageError(f"--run {number}: the file {held}")
+    return loaded.runs[number - 1]
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "python -m recorders") -> int:
@@ -124,9 +145,17 @@ def _steps(recording: Recording, args: argparse.Namespace) -> dict[str, Any]:
         steps = projection.get_steps(drill)
     output: dict[str, Any] = {"rootKind": projection.root_kind,
                               "steps": [s.to_wire() for s in steps]}
-    if projection.notes:
-        output["notes"] = list(projection.notes)
+    notes = list(projection.notes)
+    if not recording.has_boundary_log and recording.source_kind not in _KINDS_BEFORE_STREAMS:
+        # A file kind without a boundary log (an event stream): say why there are no steps.
+        notes += [gap.message for gap in recording.gaps if gap.code == "no-boundary-log"]
+    if notes:
+        output["notes"] = notes
     return output
+
+
+# Kinds read before event streams: their step output stays as it was.
+_KINDS_BEFORE_STREAMS = frozenset({"recording", "envelope", "boundary-list"})
 
 
 def _route(recording: Recording, profile: str) -> dict[str, Any]:
@@ -139,11 +168,21 @@ def _route(recording: Recording, profile: str) -> dict[str, Any]:
     return output
 
 
-def info_report(recording: Recording) -> dict[str, Any]:
-    """What the loader found, for people and scripts alike."""
+def info_report(recording: Recording, loaded: LoadedFile | None = None) -> dict[str, Any]:
+    """What the loader found, for people and scripts alike; ``loaded``, the
+    file it came from, adds how many runs it holds, what it says as a whole and
+    a bug report's fields."""
     producer = recording.producer or {}
+    file_facts: dict[str, Any] = {}
+    if loaded is not None:
+        file_facts["runsInFile"] = len(loaded.runs)
+        if loaded.notes:
+            file_facts["fileNotes"] = list(loaded.notes)
+        if loaded.report is not None:
+            file_facts["report"] = loaded.report
     return {
         "sourceKind": recording.source_kind,
+        **file_facts,
         "format": recording.envelope_format,
         "producer": {
             "agentfootprintVersion": producer.get("agentfootprintVersion"),
@@ -165,6 +204,13 @@ def info_report(recording: Recording) -> dict[str, Any]:
         "gaps": [{"code": g.code, "message": g.message} for g in recording.gaps],
         **({"audit": recording.audit.to_wire()} if recording.audit is not None else {}),
     }
+
+
+def empty_file_report(loaded: LoadedFile) -> dict[str, Any]:
+    """``info`` of a file with no run in it yet (an event stream before its
+    first flush): its kind, no events, and what that means."""
+    return {"sourceKind": loaded.kind, "runsInFile": 0, "fileNotes": list(loaded.notes),
+            "typedEvents": 0, "boundaryEvents": 0, "gaps": []}
 
 
 def one_line(message: str) -> str:
