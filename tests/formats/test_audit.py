@@ -23,11 +23,12 @@ import pytest
 from lens.cli import main as lens_main
 from lens.run import open_run
 from recorders.audit import (
-    BOUNDED_PAYLOADS, GENESIS_TYPE, ZERO_HASH, canonical_json, read_audit_bundle, record_hash,
+    BOUNDED_PAYLOADS, GENESIS_TYPE, ZERO_HASH, canonical_json, canonical_json_walk,
+    read_audit_bundle, record_hash,
 )
 from recorders.cli import main as recorders_main
 from recorders.errors import RecordingError
-from recorders.loading import load_recording
+from recorders.loading import load_file, load_recording
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "formats" / "audit-bundle"
 CANONICAL = DATA / "canonical"
@@ -266,6 +267,49 @@ def test_cutting_off_the_head_is_caught_unless_it_says_it_is_a_segment():
     assert _check(document).first_bad_record == 3
 
 
+# ─── Several runs in one chain ────────────────────────────────────────
+
+
+def _two_runs() -> dict:
+    # The agent-tool and agent-failing-tool records chained back to back, as one
+    # auditExport() strategy attached across two runs writes them (hashed by Node).
+    return json.loads((CANONICAL / "two-runs.json").read_text("utf-8"))
+
+
+def test_each_run_of_a_chain_is_a_run_of_its_own():
+    document = _two_runs()
+    loaded = load_file(_bytes(document))
+    assert loaded.kind == "audit-bundle"
+    assert loaded.audit.to_wire() == {"records": 73, "chainIntact": True, "firstBadRecord": None}
+    by_run: dict[str, list[str]] = {}
+    for record in document["records"]:
+        by_run.setdefault(record["meta"]["runId"], []).append(record["eventType"])
+    assert [run.typed_run_ids for run in loaded.runs] == [[run_id] for run_id in by_run]
+    for run, types in zip(loaded.runs, by_run.values()):
+        assert [e["type"] for e in run.typed_events] == types
+        assert types[0] == GENESIS_TYPE
+        assert not [g for g in run.gaps if g.code == "several-runs"]
+
+
+def test_dropping_a_whole_run_is_caught():
+    document = _two_runs()
+    document["records"] = document["records"][38:]  # the first run, genesis and all
+    document["header"]["recordCount"] = 35
+    assert _check(document).first_bad_record == 0
+    document = _two_runs()
+    document["records"] = document["records"][:38]  # the second run
+    document["header"]["recordCount"] = 38
+    assert _check(document).first_bad_record == 37  # finalHash no longer the last record's
+
+
+def test_tampering_in_the_second_run_names_its_seq_in_the_chain():
+    document = _two_runs()
+    document["records"][40]["payload"]["turnIndex"] = 1
+    loaded = load_file(_bytes(document))
+    assert loaded.audit.first_bad_record == 40
+    assert all(run.audit.first_bad_record == 40 for run in loaded.runs)
+
+
 # ─── drain() segments ─────────────────────────────────────────────────
 
 
@@ -353,6 +397,19 @@ def test_canonical_json_is_what_javascript_writes(case):
     assert hashlib.sha256(text.encode("utf-8")).hexdigest() == case["sha256"]
 
 
+@pytest.mark.parametrize("case", _canonical_cases(), ids=lambda case: case["name"])
+def test_the_general_walk_writes_the_same_text(case):
+    assert canonical_json_walk(json.loads(case["json"])) == case["canonical"]
+
+
+def test_both_ways_of_writing_agree_on_every_sample_record():
+    # canonical_json takes the json module's way for most records: the walk is
+    # the reference it must equal.
+    for case, suffix in SAMPLES:
+        for record in _document(case, suffix)["records"]:
+            assert canonical_json(record) == canonical_json_walk(record)
+
+
 def test_the_canonical_cases_cover_what_differs_from_python():
     by_name = {case["name"]: case["canonical"] for case in _canonical_cases()}
     # UTF-16 order: a character past U+FFFF sorts before U+E000..U+FFFF.
@@ -389,5 +446,6 @@ def test_the_stored_javascript_results_are_what_node_gives_now():
     rechained = subprocess.run([_NODE, script, "--chain", str(CANONICAL / "crafted.json")],
                                check=True, capture_output=True, text=True).stdout
     assert json.loads(rechained) == json.loads((CANONICAL / "crafted.json").read_text("utf-8"))
-    samples = [str(_bundle_path(case, suffix)) for case, suffix in SAMPLES]
-    subprocess.run([_NODE, script, "--verify", *samples], check=True, capture_output=True)
+    bundles = [str(_bundle_path(case, suffix)) for case, suffix in SAMPLES]
+    bundles += [str(CANONICAL / "crafted.json"), str(CANONICAL / "two-runs.json")]
+    subprocess.run([_NODE, script, "--verify", *bundles], check=True, capture_output=True)
