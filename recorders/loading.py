@@ -48,7 +48,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from recorders import fast_parse
+from recorders import fast_parse, packed
 from recorders.deep_parse import parsing
 from recorders.audit import (AUDIT_FORMAT, GENESIS_TYPE, AuditCheck, audit_gaps,
                              is_audit_document, read_audit_bundle)
@@ -356,7 +356,7 @@ def _parse_fast(raw: bytes) -> tuple[Any, tuple[str, ...], int] | None:
     if not fast_parse.available():
         return None
     try:
-        return fast_parse.parse_kept(raw, _KeptParse.TOP)
+        return packed.parse_kept(raw, _KeptParse.TOP)  # fast_parse's, a packed file expanded
     except fast_parse.Declined:
         return None
 
@@ -638,6 +638,8 @@ def interpret(document: Any) -> Recording:
 
 def _from_envelope(document: dict) -> Recording:
     fmt = document.get("format")
+    if packed.is_packed_format(fmt):
+        return _from_packed(document)
     if fmt != ENVELOPE_FORMAT:
         shown = shown_text(fmt, quoted=True) if isinstance(fmt, str) else describe(fmt)
         raise RecordingError(
@@ -658,6 +660,18 @@ def _from_envelope(document: dict) -> Recording:
     recording.privacy = _optional_object(document, "privacy", "")
     recording.configuration = document.get("configuration")
     recording.gaps[:0] = _envelope_gaps(recording.run_info)
+    return recording
+
+
+def _from_packed(document: dict) -> Recording:
+    """A packed recording (recorders/packed.py): expanded, its values shared,
+    once its plain size is within LENS_MAX_EXPANDED_MB; then read as a recording."""
+    inner = packed.expand_packed(document, max_bytes=packed.max_expanded_bytes())
+    if not isinstance(inner, dict):
+        raise RecordingError(f"recording: expected the recording object, found {describe(inner)}")
+    recording = _from_recording(inner, where="recording.")
+    recording.source_kind = "packed"
+    recording.envelope_format = document.get("format")
     return recording
 
 
@@ -715,7 +729,7 @@ def _other_kind(document: dict) -> Recording | None:
     :func:`interpret` reads itself."""
     refusal = file_kinds.not_a_run(document)
     if refusal is not None:
-        raise RecordingError(refusal)
+        raise file_kinds.NotARun(refusal)
     if file_kinds.is_trace(document):
         return _from_trace(document)
     if file_kinds.is_artifact(document):
