@@ -40,7 +40,7 @@ from importlib import resources
 from time import perf_counter
 from typing import Any, Callable
 
-from recorders.loading import load_recording, parse_json
+from recorders.loading import load_recording
 from recorders.projections import DEFAULT_PROFILE
 from recorders.run_step import RunStep
 from lens.diagram_chart import ARROW_STYLES, HOVER_FIELDS, PAD, actor_chart
@@ -496,23 +496,36 @@ class FileExport(HtmlExport):
 
 def export_file_bytes(data: bytes, file_name: str, profile: str = DEFAULT_PROFILE,
                       redactor: Any = None) -> FileExport:
-    """The page of a recording file's bytes (plain or gzipped). With a
-    ``redactor`` the recording is redacted first and the page built from that.
+    """The page of a run file's bytes (its first run). With a ``redactor`` the
+    file is redacted first, exactly as ``export recording`` writes it
+    (:func:`lens.share.recording_export.export_recording`), and the page is
+    built from that, so no view is built from a value before it was masked.
     Raises :class:`recorders.errors.RecordingError` for a bad file."""
-    masked = ""
-    if redactor is not None:
-        data, masked = _redacted(data, redactor)
-    exported = export_run(open_run(data), file_name, profile)
-    return FileExport(exported.html, exported.timings, masked)
+    if redactor is None:
+        return FileExport(**vars(export_run(open_run(data), file_name, profile)))
+    run, masked = redacted_run(data, redactor)
+    return FileExport(**vars(export_run(run, file_name, profile)), masked=masked)
 
 
-def _redacted(data: bytes, redactor: Any) -> tuple[bytes, str]:
-    """The file's document masked by ``redactor`` (its JSON, re-encoded), and
-    what was masked as counts by kind: ``masked: 2 email, 1 key``."""
-    load_recording(data)  # refuses what is not a run, naming the problem
-    document = parse_json(data)
-    counts = redactor.preview(document).counts
-    redacted = redactor.redact(document)
-    said = ", ".join(f"{count} {kind}" for kind, count in counts.items() if count)
-    return json.dumps(redacted, ensure_ascii=False).encode("utf-8"), \
-        (f"masked: {said}" if said else "masked: nothing matched")
+def redacted_run(data: bytes, redactor: Any, run_index: int = 0) -> tuple[OpenRun, str]:
+    """Run ``run_index`` of the file ``data`` redacted, and what was masked in
+    one line (counts by kind, never the values)."""
+    from lens.share.recording_export import export_recording
+
+    exported = export_recording(data, redactor)
+    summary = exported.report.summary() if exported.report is not None else ""
+    return OpenRun(nth_run(exported.data, run_index)), summary
+
+
+def nth_run(data: bytes, run_index: int) -> Any:
+    """Run ``run_index`` (from 0) of a file that may hold several."""
+    if run_index == 0:
+        return load_recording(data)
+    from recorders.errors import RecordingError
+    from recorders.loading import load_file
+
+    runs = load_file(data).runs
+    if not 0 <= run_index < len(runs):
+        raise RecordingError(f"the file holds {len(runs)} run(s); run {run_index + 1} is "
+                             "not one of them")
+    return runs[run_index]

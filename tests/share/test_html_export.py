@@ -23,7 +23,6 @@ import pytest
 
 from corpus_files import case_names, read_bytes, recording_path
 from family_files import family_names, family_recording
-from hostile_files import write_gzip_bomb
 from lens.cli import main
 from lens.run import open_run
 from lens.scopes import ROOT
@@ -225,14 +224,6 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(tmp_path, capsys, co
     assert not out.exists() and not list(tmp_path.glob("*.partial"))
 
 
-def test_gzip_bomb_is_refused(tmp_path, capsys):
-    bomb = write_gzip_bomb(tmp_path / "bomb.json.gz", expanded_mb=1024)
-    out = tmp_path / "out.html"
-    assert main(["export", "html", str(bomb), "-o", str(out)]) == 2
-    assert capsys.readouterr().err.count("\n") == 1
-    assert not out.exists()
-
-
 def test_missing_file_and_unwritable_output_exit_2(tmp_path, capsys):
     out = tmp_path / "out.html"
     assert main(["export", "html", str(tmp_path / "absent.json"), "-o", str(out)]) == 2
@@ -240,3 +231,69 @@ def test_missing_file_and_unwritable_output_exit_2(tmp_path, capsys):
     source = recording_path("llmcall-single")
     assert main(["export", "html", str(source), "-o", str(tmp_path / "no" / "dir.html")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+# ─── redaction ─────────────────────────────────────────────────────────
+
+# Planted over texts the refund run carries in its user message, tool arguments
+# and results, system prompt and snapshot (each occurs in several of them).
+PLANTED = {
+    "cus_4410": "alice.refunds@example.com",
+    "A-77120": "4111 1111 1111 1111",
+    "You process refund requests.": "You process refund requests. Use key "
+                                    "sk-proj-Zq8v3LmT0pWx7KdR2nYb5HcJ9gFs4AeU.",
+    "headphones": "headphones, call +44 20 7946 0958",
+}
+
+
+def _planted_file(tmp_path: Path) -> Path:
+    text = read_bytes(recording_path("agent-refund-multi-tools-error")).decode("utf-8")
+    for old, new in PLANTED.items():
+        assert text.count(old) >= 2, old  # where the run carries it, more than once
+        text = text.replace(old, new)
+    path = tmp_path / "planted.json"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _forms(secret: str) -> set[str]:
+    """The secret as any layer of the page could write it."""
+    import html as html_module
+
+    escaped = json.dumps(secret)[1:-1]
+    return {secret, escaped, html_module.escape(secret), secret.replace("@", "\\u0040"),
+            json.dumps(escaped)[1:-1]}
+
+
+def test_redacted_page_carries_no_byte_of_a_planted_secret(tmp_path, capsys):
+    source = _planted_file(tmp_path)
+    out = tmp_path / "redacted.html"
+    assert main(["export", "html", str(source), "--redact", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "email" in err and "card" in err and "key" in err and "phone" in err, err
+    page = out.read_text(encoding="utf-8")
+    secrets = ["alice.refunds@example.com", "4111 1111 1111 1111",
+               "sk-proj-Zq8v3LmT0pWx7KdR2nYb5HcJ9gFs4AeU", "+44 20 7946 0958"]
+    for secret in secrets:
+        for form in _forms(secret):
+            assert form not in page, form
+    for fragment in ("alice.refunds", "example.com", "4111", "Zq8v3LmT0pWx7KdR2nYb5HcJ9gFs4AeU",
+                     "7946 0958"):
+        assert fragment not in page, fragment
+    # The page still reads: the masks are there, and the steps are all there.
+    exported = _data(_parse(page))
+    strings = "\n".join(exported["strings"])
+    assert "[email 1]" in strings and "[card 1]" in strings
+    plain = export_run(open_run(source.read_bytes()), source.name).html
+    assert len(_data(_parse(plain))["scopes"][0]["steps"]) == len(exported["scopes"][0]["steps"])
+    assert "alice.refunds@example.com" in plain  # the planting took: unredacted, it is there
+
+
+def test_a_user_pattern_alone_masks_only_what_it_matches(tmp_path, capsys):
+    source = _planted_file(tmp_path)
+    out = tmp_path / "pattern.html"
+    assert main(["export", "html", str(source), "--redact-pattern", r"cus_\w+|alice\.\w+",
+                 "-o", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert "alice.refunds" not in page
+    assert "4111 1111 1111 1111" in page  # no --redact: the built-in kinds are left alone
