@@ -34,9 +34,10 @@ class RunInFile:
     first_message: str | None
     started_ms: float | None  # wall-clock milliseconds of its first event
 
-    def words(self) -> str:
-        """``run 2 · r-17 · weather-desk · “What is…” · 14:02:31 UTC`` (what is recorded)."""
-        parts = [f"run {self.index + 1}"]
+    def words(self, of: int | None = None) -> str:
+        """``run 2 · r-17 · weather-desk · “What is…” · 14:02:31 UTC`` (what is
+        recorded; ``run 2 of 3`` when given the file's count of runs)."""
+        parts = [f"run {self.index + 1}" + ("" if of is None else f" of {of}")]
         if self.run_id:
             parts.append(_clip(self.run_id, _ID_CHARS))
         if self.agent:

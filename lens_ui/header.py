@@ -82,11 +82,12 @@ def run_bar(run: LoadedRun, profile: str) -> None:
 
 def _run_name(run: LoadedRun, file: FileFacts) -> str:
     """The source's label; for a file with several runs, which one and its words."""
-    name = run.choice.label or run.choice.name
-    if len(file.runs) < 2 or not 0 <= run.choice.run_index < len(file.runs):
-        return name
-    return f"{name} · {run.choice.run_index + 1} of {len(file.runs)}: " \
-           f"{file.runs[run.choice.run_index].words()}"
+    choice = run.choice
+    if len(file.runs) < 2 or not 0 <= choice.run_index < len(file.runs):
+        return choice.label or choice.name
+    # The file's label names its first run; the run shown speaks for itself.
+    return f"{one_line(choice.name[:200], 40)} · " \
+           f"{file.runs[choice.run_index].words(of=len(file.runs))}"
 
 
 def file_panel(run: LoadedRun, file: FileFacts) -> None:

@@ -27,6 +27,7 @@ from typing import Any, Callable
 import streamlit as st
 
 from recorders import loading
+from recorders.bug_report import checked_entries, is_zip
 from recorders.errors import RecordingError
 from recorders.evidence import EvidenceIndex, StepMap
 from recorders.loading import Recording, gunzip
@@ -194,7 +195,7 @@ def _open(source: RunSource, fetch: Callable[[], bytes | None]) -> LoadedRun | N
         data = fetch()
         if data is None:
             return None
-        store.refuse_if_never_fits(precheck(data, limit))
+        store.refuse_if_never_fits(_expanded_size(data, limit))
 
     def read() -> bytes:
         raw = data if data is not None else fetch()  # dropped since it was checked
@@ -219,10 +220,19 @@ def _open(source: RunSource, fetch: Callable[[], bytes | None]) -> LoadedRun | N
     return LoadedRun(source, run)
 
 
+def _expanded_size(data: bytes, limit: int) -> int:
+    """What the file expands to, found without parsing (RecordingError for
+    what is refused anyway): a zip's entries, checked and summed before any
+    is inflated; anything else as :func:`recorders.precheck.precheck` reads it."""
+    if is_zip(data):
+        return sum(entry.file_size for entry in checked_entries(data, limit))
+    return precheck(data, limit)
+
+
 def _one_run(raw: bytes, index: int) -> tuple[Recording, FileFacts]:
     """Run ``index`` of the file and what the file says; RecordingError when
     it holds no run, or none at that place."""
-    loaded = load_file(raw)
+    loaded = load_file(raw, limit=server_limits().max_expanded_bytes)
     if not loaded.runs:
         raise RecordingError("the event stream has nothing written yet")
     if not 0 <= index < len(loaded.runs):
@@ -237,30 +247,15 @@ def _facts_again(source: RunSource, run: OpenRun) -> FileFacts:
         try:
             if raw.startswith(_GZIP_MAGIC):
                 raw = gunzip(raw, server_limits().max_expanded_bytes)
-            return file_facts(load_file(raw))
+            return file_facts(load_file(raw, limit=server_limits().max_expanded_bytes))
         except RecordingError:
             pass
     return FileFacts(run.recording.source_kind, tuple(runs_in_file([run.recording])))
 
 
-@dataclass
-class _OneRunFile:
-    """A file as the loader of one run reads it (until ``load_file`` is there)."""
-
-    kind: str
-    runs: list
-    report: Any = None
-    audit: Any = None
-    notes: tuple = ()
-
-
-def load_file(raw: bytes) -> Any:
-    """The loader's :func:`recorders.loading.load_file` (every kind of file)."""
-    whole = getattr(loading, "load_file", None)
-    if whole is not None:
-        return whole(raw)
-    recording = loading.load_recording(raw)
-    return _OneRunFile(recording.source_kind, [recording])
+def load_file(raw: bytes, *, limit: int) -> Any:
+    """The one loader (every kind of file; a zip bounded by ``limit``)."""
+    return loading.load_file(raw, limit=limit)
 
 
 def sample_choice(name: str) -> tuple[SampleSource, bytes]:

@@ -99,9 +99,9 @@ def test_moving_the_slider_neither_reparses_nor_reprojects(app, monkeypatch):
     calls = {"load": 0, "project": 0}
     real_load, real_project = lens_ui.runs.load_file, lens.run.build_projection
 
-    def counting_load(data):
+    def counting_load(data, **options):
         calls["load"] += 1
-        return real_load(data)
+        return real_load(data, **options)
 
     def counting_project(recording, profile):
         calls["project"] += 1
