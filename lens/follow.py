@@ -64,8 +64,8 @@ from recorders.event_stream import EventStreamDecoder, run_id_of
 from recorders.evidence import EvidenceIndex, ModelCall, ToolCall, run_id as recording_run_id
 from recorders.evidence.build import EvidenceBuilder
 from recorders.event_types import KNOWN_TYPED_TYPES
-from recorders.gaps import Gap
-from recorders.loading import Recording, load_recording
+from recorders import file_kinds, loading
+from recorders.loading import LoadedFile, Recording, load_file
 from lens.evidence.causes import likely_causes
 from lens.run import OpenRun
 
@@ -77,6 +77,8 @@ EVENT_STREAM = "event-stream"
 IDLE_SECONDS = 30.0
 # Bytes read from the file per system call.
 _READ_BYTES = 1 << 20
+# ... and to find the first line, to tell a stream from a whole recording.
+_SNIFF_BYTES = 1 << 16
 # The likely causes are found again over the grown index at most when the
 # time since they were last found is this many times what finding them cost:
 # a stream appended faster than that gets its counts on every poll and its
@@ -145,7 +147,10 @@ class FollowedRun:
             typed_run_ids=list(self.run_ids),
             unknown_typed_types={k: v for k, v in known.items() if k not in KNOWN_TYPED_TYPES},
             typed_without_meta=dict(self.without_meta))
-        recording.gaps.extend(_stream_gaps(recording, ended=self.ended))
+        # In the loader's words for the same events (recorders/loading.py, _stream_run).
+        recording.gaps.append(file_kinds.STREAM_ONLY_GAP)
+        recording.gaps.extend(file_kinds.stream_gaps(recording.typed_events))
+        recording.gaps.extend(loading._stream_gaps(recording, None))
         return recording
 
 
@@ -186,6 +191,7 @@ class FollowedFile:
         self._runs_by_id: dict[str | None, FollowedRun] = {}
         self._current: FollowedRun | None = None
         self._generation: _Generation | None = None
+        self._finished: dict[tuple[int, int], int] = {}  # generations read: ident -> bytes
         self._started = False
         self._last_growth: float | None = None  # wall-clock seconds
         self.events_read = 0
@@ -193,6 +199,7 @@ class FollowedFile:
         # A whole recording or envelope: its identity when read, and what it gave.
         self._document_key: tuple | None = None
         self._document: OpenRun | None = None
+        self._loaded: LoadedFile | None = None
         self._document_ended = False
         # The newest cause: (key, headline), what finding it cost, and when.
         self._cause: tuple[Any, str | None] = (None, None)
@@ -219,11 +226,11 @@ class FollowedFile:
         if self.kind is not None and self.kind != EVENT_STREAM:
             return self._poll_document()
         if not self._started:
-            self._start()
+            read_whole = self._start()
             if not self._started:
                 return False
             if self.kind is not None and self.kind != EVENT_STREAM:
-                return True
+                return read_whole
         before = self.events_read
         changed = self._read_generation()
         try:
@@ -247,8 +254,9 @@ class FollowedFile:
             self._last_growth = self._clock()
         return changed or self.events_read != before
 
-    def _start(self) -> None:
-        """Open the stream: ``<path>.1`` first when it sits beside it."""
+    def _start(self) -> bool:
+        """Open the stream: ``<path>.1`` first when it sits beside it. True
+        when the path held a whole recording, and it was read."""
         rotated = Path(f"{self.path}.1")
         first = None
         for candidate in (rotated, self.path):
@@ -259,20 +267,18 @@ class FollowedFile:
             if self.path.exists() and not self.path.is_file():
                 raise RecordingError(f"cannot follow {str(self.path)!r}: not a regular file "
                                      "(a folder, a pipe or a device)")
-            return
+            return False
         fd, info, name = first
         self._started = True
         self._last_growth = info.st_mtime
         self._generation = _Generation(fd, _ident(info), name)
-        if name == str(self.path):
-            self._sniff()
+        return name == str(self.path) and self._sniff()
 
     def _sniff(self) -> bool:
         """Decide from the first bytes whether the path holds a stream or a
         whole recording; a whole one is then read as such."""
         generation = self._generation
-        head = os.pread(generation.fd, 4096, 0)
-        kind = _sniff(head)
+        kind = _sniff_file(generation.fd)
         if kind is None or kind == EVENT_STREAM:
             return False  # empty or not decided yet: read as a stream, sniffed again
         os.close(generation.fd)
@@ -286,7 +292,7 @@ class FollowedFile:
         if generation is None:
             return False
         if generation.offset == 0 and self.kind is None and generation.name == str(self.path):
-            kind = _sniff(os.pread(generation.fd, 4096, 0))
+            kind = _sniff_file(generation.fd)
             if kind is not None and kind != EVENT_STREAM:
                 return self._sniff()
         changed = False
@@ -308,26 +314,29 @@ class FollowedFile:
         self._end_generation(old)
         rotated_path = f"{self.path}.1"
         rotated = _open_regular(Path(rotated_path))
-        if rotated is not None:
+        if rotated is None:
+            if old.name == str(self.path):
+                self.notes.append(f"{self.path} was replaced by another file (not rotated to "
+                                  ".1); reading the new file from its start")
+        else:
             fd, info, name = rotated
-            if _ident(info) not in (old.ident, _ident(now)):
+            ident = _ident(info)
+            # A .1 this follower read already is the same file, as long as it
+            # holds what was read of it (an inode freed and used again does not).
+            if ident != _ident(now) and self._finished.get(ident) != info.st_size:
                 self.notes.append(f"{rotated_path} was written and rotated between two reads; "
                                   "read whole")
-                self._generation = _Generation(fd, _ident(info), name)
+                self._generation = _Generation(fd, ident, name)
                 changed |= self._read_generation()
                 self._end_generation(self._generation)
             else:
                 os.close(fd)
-        if rotated is None or _ident(rotated[1]) != old.ident:
-            if old.name == str(self.path):
-                self.notes.append(f"{self.path} was replaced by another file (not rotated to "
-                                  ".1); reading the new file from its start")
         opened = _open_regular(self.path)
         self._generation = None
         if opened is not None:
             fd, info, name = opened
             self._generation = _Generation(fd, _ident(info), name)
-            kind = _sniff(os.pread(fd, 4096, 0))
+            kind = _sniff_file(fd)
             if kind is not None and kind != EVENT_STREAM:
                 os.close(fd)
                 self._generation = None
@@ -348,6 +357,7 @@ class FollowedFile:
     def _end_generation(self, generation: _Generation, *, close: bool = True) -> None:
         """The file ``generation`` reads will not grow again: its last line,
         when it has no newline, is read if whole and reported if cut."""
+        self._finished[generation.ident] = generation.offset
         try:
             events = generation.decoder.finish()
             if events:
@@ -469,14 +479,18 @@ class FollowedFile:
         if data is None:
             return False
         try:
-            recording = load_recording(data)
+            loaded = load_file(data, name=self.path.name)
         except RecordingError as exc:
             if "truncated" in str(exc) or "ends early" in str(exc):
                 return False  # caught half written: read again at the next change
             raise RecordingError(f"{self.path}: {exc}") from None
+        if not loaded.runs:
+            return False
         if self._document is not None:
             self.notes.append(f"{self.path} was rewritten; reopened as a whole")
-        self.kind = recording.source_kind
+        recording = loaded.runs[-1]
+        self.kind = loaded.kind
+        self._loaded = loaded
         self._document = OpenRun(recording)
         self._document_ended = _document_ended(recording)
         return True
@@ -533,7 +547,8 @@ class FollowedFile:
             open_calls = [_call_name(c) for c in evidence.calls if not c.ended] + \
                 [_call_name(t) for t in evidence.tool_calls if not t.ended]
             summary = {"file": str(self.path), "kind": self.kind, "status": status,
-                       "runId": run.run_id, "runs": 1, **counts, "openCalls": open_calls}
+                       "runId": run.run_id, "runs": len(self._loaded.runs), **counts,
+                       "openCalls": open_calls}
             summary["newestCause"] = self._newest_cause(index_key, lambda: run, status)
             return summary
         run = self._current
@@ -633,6 +648,30 @@ def _read_regular(path: Path) -> bytes | None:
         return handle.read()
 
 
+def _sniff_file(fd: int) -> str | None:
+    """:func:`_sniff` of the file's first line (read whole: a compact
+    recording is one long line); at its end without a newline, the whole text
+    decides when it is complete JSON."""
+    import json
+
+    head = b""
+    while b"\n" not in head:
+        chunk = os.pread(fd, _SNIFF_BYTES, len(head))
+        if not chunk:
+            break
+        head += chunk
+    if b"\n" in head or not head.strip():
+        return _sniff(head)
+    try:
+        value = json.loads(head.removeprefix(_BOM))
+    except (ValueError, RecursionError):
+        return _sniff(head)  # unfinished: not decided yet, unless its start tells
+    if isinstance(value, dict) and isinstance(value.get("type"), str) and not (
+            "events" in value or "snapshot" in value or "format" in value):
+        return EVENT_STREAM
+    return "recording"
+
+
 def _sniff(head: bytes) -> str | None:
     """EVENT_STREAM when the first line is a typed event, 'recording' for a
     whole document (gzip, a list, an object that is not an event), None when
@@ -706,32 +745,13 @@ def _line_number(lines: bytes, lines_before: int, index: int) -> int:
 def _validated(run: FollowedRun, events: list[dict], where: str, *, count: bool = True) -> None:
     """Check ``events`` as the loader checks a typed stream (RecordingError
     naming ``where``), and count them into ``run``."""
-    from recorders.loading import _validate_typed
-
     probe = Recording(source_kind=EVENT_STREAM, typed_events=events, boundary_events=[],
                       has_typed_stream=True, has_boundary_log=False)
-    _validate_typed(probe, where)
+    loading._validate_typed(probe, where)  # the loader's own check, batch by batch
     if count:
         run.typed_counts.update(probe.typed_counts)
         run.without_meta.update(probe.typed_without_meta)
         run.run_ids.update(dict.fromkeys(probe.typed_run_ids))
-
-
-def _stream_gaps(recording: Recording, *, ended: bool) -> list[Gap]:
-    """What a followed stream does not carry, in the loader's words where it has them."""
-    gaps = [Gap("no-boundary-log", "an event stream carries the typed events only: no "
-                "boundary log, snapshot or structure, so there are no steps")]
-    if not ended:
-        gaps.append(Gap("incomplete", "the run's end is not in the stream (yet): it is still "
-                        "running, or it stopped without an end"))
-    unknown = recording.unknown_typed_types
-    if unknown:
-        gaps.append(Gap("unknown-types", f"{sum(unknown.values())} events of types this "
-                        "version does not know, kept as they are"))
-    if recording.typed_without_meta:
-        gaps.append(Gap("no-meta", f"{sum(recording.typed_without_meta.values())} typed events "
-                        "carry no meta (no run, stage or time), kept but not placed"))
-    return gaps
 
 
 __all__ = ["FollowedFile", "FollowedRun", "recording_beside", "IDLE_SECONDS", "STATUSES",
