@@ -335,6 +335,10 @@ def read_audit_bundle(document: Any) -> AuditBundle:
     for index, record in enumerate(records):
         if not isinstance(record, dict):
             raise RecordingError(f"records[{index}]: expected an object, found {describe(record)}")
+        kind = record.get("eventType")
+        if not isinstance(kind, str):
+            raise RecordingError(f"records[{index}].eventType: expected a string, found "
+                                 + (describe(kind) if "eventType" in record else "nothing"))
         typed_events.append(_typed_event(record))
     return AuditBundle(header=header, check=check, typed_events=typed_events)
 
