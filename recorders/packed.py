@@ -403,6 +403,8 @@ _RESERVED_TEXT = b"$af:"
 # reserved key; it writes \u only for control characters and surrogate halves.
 _UNICODE_ESCAPE = re.compile(rb"\\u([0-9a-fA-F]{4})")
 _BOM = b"\xef\xbb\xbf"
+# JSON.stringify writes no newline outside an indented file: one this early means indented.
+_PRETTY_PROBE = 4096
 
 if fast_parse.available():
     import msgspec
@@ -465,7 +467,10 @@ def parse_packed(raw: bytes, plan: dict, *, max_bytes: int
         return None
     try:
         kept, dropped, chars = fast_parse.parse_kept(raw, plan)
-        parts = _PARTS.decode(memoryview(raw)[len(_BOM):] if raw.startswith(_BOM) else raw)
+        text = raw[len(_BOM):] if raw.startswith(_BOM) else raw
+        if b"\n" in text[:_PRETTY_PROBE]:  # pretty-printed: measured as the compact JSON
+            text = _compact(text)
+        parts = _PARTS.decode(text)
     except (fast_parse.Declined, *_DECODE_FAILURES):
         return None
     if (not isinstance(kept, dict) or kept.get("format") != PACKED_FORMAT
@@ -474,7 +479,7 @@ def parse_packed(raw: bytes, plan: dict, *, max_bytes: int
         return None
     texts = [bytes(value) for value in parts.values]
     try:
-        _measure_texts(raw, bytes(parts.recording), texts, max_bytes)
+        _measure_texts(text, bytes(parts.recording), texts, max_bytes)
     except _NotSure:
         return None
 
