@@ -19,7 +19,9 @@ does with a large open run (``lens_ui/collector.py``), what each poll folded
 is moved out of the cyclic collector's sight (``gc.freeze``): a stream of
 tens of thousands of events otherwise has its whole heap walked again by
 every full collection as it grows (on the 20x run, 2.6 s of the 4.4 s the
-follow took). The library only pauses the collector while it folds.
+follow took). It freezes only in a process where nothing was frozen before,
+and unfreezes on its way out. The library only pauses the collector while
+it folds.
 
 Owns: the command's arguments, its loop, its output and its process's
 collector. Does not own: reading or folding the stream (:mod:`lens.follow`).
@@ -72,11 +74,14 @@ def run(args: argparse.Namespace) -> int:
     followed = FollowedFile(path, idle_seconds=stopped_after)
     printed: dict[str, Any] | None = None
     last_growth = time.monotonic()
+    # Frozen only in a process that froze nothing else, and let go on the way out.
+    freezing = gc.get_freeze_count() == 0
     try:
         while True:
             if followed.poll():
                 last_growth = time.monotonic()
-                gc.freeze()  # what was folded lives as long as the command
+                if freezing:
+                    gc.freeze()  # what was folded lives as long as the command
             quiet = time.monotonic() - last_growth
             if idle_exit is not None and quiet >= idle_exit:
                 # Said as it is at the exit: a run with no end has stopped as far as seen.
@@ -93,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     finally:
         followed.close()
+        if freezing:
+            gc.unfreeze()
 
 
 def _print_line(summary: dict[str, Any]) -> bool:
