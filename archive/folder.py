@@ -1,10 +1,12 @@
 """The archive folder on disk: which files might be runs, and what changed.
 
-:func:`scan_folder` lists every ``.json`` and ``.json.gz`` file under a folder
+:func:`scan_folder` lists every file named like a run (:data:`RUN_SUFFIXES`:
+recordings and envelopes, event streams, bug report zips) under a folder
 (every level, symlinked folders not walked, symlinks named like runs listed as
 not read) with its size and modification time, without reading it;
 :func:`read_file` reads one through a descriptor opened beneath the folder
-(``archive/beneath.py``), never following a symlink. :func:`plan_index` compares
+(``archive/beneath.py``), never following a symlink, an event stream after
+its rotated ``.1`` when one sits beside it. :func:`plan_index` compares
 that listing with what the index holds: a file whose size and modification
 time are unchanged is not read again; any other is read, and its digest
 decides whether it changed. A file that was never read (no digest) is tried
@@ -17,10 +19,16 @@ import os
 from dataclasses import dataclass
 from stat import S_ISLNK, S_ISREG
 
-from archive.beneath import NOT_REGULAR_TEXT, SYMLINK_TEXT, ReadFile, list_beneath, read_beneath
+from archive.beneath import (NOT_REGULAR_TEXT, SYMLINK_TEXT, ReadFile, TooLarge, list_beneath,
+                             read_beneath)
 from archive.errors import ArchiveError
+from recorders.loading import ROTATED_SUFFIX, join_rotated
 
-RUN_SUFFIXES = (".json", ".json.gz")
+# What the loader reads is decided by the bytes; the names only pick what to read.
+# A fileArtifacts store's entries (art_*.json) are .json; a stream's rotated
+# generation (.ndjson.1) is read with its current file, not on its own.
+RUN_SUFFIXES = (".json", ".json.gz", ".ndjson", ".ndjson.gz", ".zip")
+STREAM_SUFFIX = ".ndjson"
 
 
 @dataclass(frozen=True)
@@ -128,5 +136,30 @@ def read_file(root: str | os.PathLike, file: str, max_bytes: int) -> ReadFile:
     """The bytes of ``file`` under ``root`` and the ``fstat`` they were read
     under; :class:`archive.beneath.NotReadable` (an ArchiveError) when it is not
     read. No symlink below ``root`` is followed, so what is read is a regular
-    file really in the folder, whatever is swapped in while it is opened."""
-    return read_beneath(root, file, max_bytes)
+    file really in the folder, whatever is swapped in while it is opened.
+
+    An event stream (``.ndjson``) is given after its older generation
+    ``<file>.1`` (``fileObservability`` rotates at ``maxBytes``), so the run is
+    indexed whole; the size and time stay the current file's, which rotation
+    always rewrites."""
+    read = read_beneath(root, file, max_bytes)
+    if not file.lower().endswith(STREAM_SUFFIX):
+        return read
+    older = _rotated(root, file, max_bytes - len(read.data))
+    joined = join_rotated(older, read.data) if older is not None else None
+    if joined is None:
+        return read
+    return ReadFile(joined, read.size_bytes, read.mtime_ns)
+
+
+def _rotated(root: str | os.PathLike, file: str, max_bytes: int) -> bytes | None:
+    """The bytes of ``<file>.1`` beside ``file``, or None when there is none (or
+    it is a symlink or not a regular file: never followed, as for any file).
+    One past what is left of the limit raises :class:`TooLarge`: the stream is
+    then too large as a whole, and is said so rather than read in part."""
+    try:
+        return read_beneath(root, file + ROTATED_SUFFIX, max(max_bytes, 0)).data
+    except TooLarge:
+        raise
+    except (ArchiveError, OSError):
+        return None

@@ -27,6 +27,8 @@ from typing import Any
 from archive.limits import INDEXING_PER_BYTE, FileLimits, MemoryGate, file_limits
 from archive.storable import fit_tables
 from recorders.errors import ExpansionRefused, RecordingError
+from recorders.file_kinds import NotARun
+from recorders.loading import NOTHING_WRITTEN, first_run, load_file
 from recorders import evidence
 from recorders.evidence import usage_tokens
 from recorders.catalogue import (AGENT_RUN_CONFIGURED, AGENT_TURN_END, AGENT_TURN_START,
@@ -71,13 +73,21 @@ def index_file(file: str, data: bytes, sha256: str | None = None,
         outcome.status, outcome.problem = UNREADABLE, limits.refusal("it expands to")
         return outcome
     except RecordingError as error:  # empty, or gzip that cannot be read
-        outcome.status, outcome.problem = UNREADABLE, one_line(str(error))
+        empty = str(error) == "the file is empty"  # as an event stream is before its first flush
+        outcome.status, outcome.problem = UNREADABLE, NOTHING_WRITTEN if empty else one_line(
+            str(error))
         return outcome
     # The parse and the rows hold several times the JSON at their peak: the
     # caller's gate (a server's memory budget) admits them, or raises.
     with admit(int(len(plain) * INDEXING_PER_BYTE)) if admit else nullcontext():
         try:
-            recording = load_recording(plain)
+            # Every kind of run file, zips bounded by the same limit. A file with
+            # several runs (an event stream, a bug report) is indexed by its first,
+            # and a gap row says how many it holds: rows are keyed by file.
+            recording = first_run(load_file(plain, limit=limits.max_indexed_bytes))
+        except NotARun as error:  # a checkpoint, a thinking trace: named, not indexed
+            outcome.status, outcome.problem = NOT_A_RUN, one_line(str(error))
+            return outcome
         except RecordingError as error:
             outcome.status = UNREADABLE if _looks_like_a_run(plain) else NOT_A_RUN
             outcome.problem = one_line(str(error)) if outcome.status == UNREADABLE else None

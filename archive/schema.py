@@ -75,7 +75,9 @@ RUNS = Table("runs", "one row per readable run file", (
     Column("skills", "VARCHAR[]", "the skill route's path (skills visited, in order); "
            "empty without a skill graph"),
     Column("models", "VARCHAR[]", "the distinct models the run called, in first-call order"),
-    Column("source_kind", "VARCHAR", "`envelope`, `recording` or `boundary-list`"),
+    Column("source_kind", "VARCHAR", "the file's kind: `recording`, `envelope`, "
+           "`boundary-list`, `event-stream`, `trace`, `bug-report`, `artifact-recording`, "
+           "`audit-bundle` or `packed`"),
     Column("agentfootprint_version", "VARCHAR", "producer: agentfootprint's version"),
     Column("footprintjs_version", "VARCHAR", "producer: footprintjs's version"),
     Column("gap_count", "INTEGER", "how many facts the recording does not carry (rows in "
@@ -148,7 +150,8 @@ FILES = Table("files", "bookkeeping: every file the last index looked at, read o
     Column("mtime_ns", "BIGINT", "modification time when last read (nanoseconds)"),
     Column("sha256", "VARCHAR", "sha256 of the bytes when last read"),
     Column("status", "VARCHAR", "`run`, `unreadable` or `not-a-run`"),
-    Column("problem", "VARCHAR", "for an unreadable file: the loader's one-line reason"),
+    Column("problem", "VARCHAR", "for an unreadable file: the loader's one-line reason; "
+           "for a file agentfootprint writes that is not a run (a checkpoint), what it is"),
 ))
 
 RUN_TABLES: tuple[Table, ...] = (RUNS, MODEL_CALLS, TOOL_CALLS, ROUTE_HOPS, GAPS)

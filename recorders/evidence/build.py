@@ -279,6 +279,10 @@ class _Builder:
         self.asked: dict[int, list[int]] = {}  # model call id -> the tool calls it asked for
         self.tools_by_run_id: dict[tuple[Any, str], ToolCall] = {}
         self.tools_by_scope_id: dict[tuple[ScopeKey, str], ToolCall] = {}
+        # The latest tool call started with each id, whatever its run: a run
+        # paused inside a tool (a check-in) is resumed as another run, which
+        # ends the call the paused run started.
+        self.tools_by_call_id: dict[str, ToolCall] = {}
         self.outputs_by_run: dict[Any, dict[str, int]] = {}
         self.prompts_by_scope: dict[ScopeKey, str] = {}
         self.pieces_by_hash: dict[tuple[ScopeKey, str], Piece] = {}
@@ -778,6 +782,7 @@ class _Builder:
             state.open_tools[tcid] = tool
             self.tools_by_scope_id[(key, tcid)] = tool
             self.tools_by_run_id[(key[0], tcid)] = tool
+            self.tools_by_call_id[tcid] = tool
         if "args" in p:
             self.entries.append(SearchEntry("tool arguments", search_text(p.get("args")),
                                             call=tool.requested_by, tool=tool.id,
@@ -794,6 +799,12 @@ class _Builder:
                 self.tools_by_run_id.get((key[0], tcid))
             if tool is not None and tool.ended:
                 tool = None  # a second end for the same id: kept apart below
+        if tool is None and tcid is not None:
+            paused = self.tools_by_call_id.get(tcid)
+            if paused is not None and not paused.ended and paused.run_id != key[0]:
+                # Started before a pause, ended by the resumed run: one call.
+                tool = paused
+                self._state((paused.run_id, paused.scope)).open_tools.pop(tcid, None)
         if tool is None and tcid is None and state.open_tools:
             # No id recorded: the most recent open tool call in this scope ended.
             tool = state.open_tools.pop(next(reversed(state.open_tools)))
