@@ -49,6 +49,8 @@ CANONICALIZATION = "afp-cjson/1"
 ZERO_HASH = "0" * 64
 GENESIS_TYPE = "audit.genesis"
 TOKEN_TYPE = "agentfootprint.stream.token"
+UNFINISHED_RUN = ("the records stop before the run's end: the bundle was taken while the run "
+                  "was going (bundle() and drain() may be called mid-run), or the run crashed")
 BOUNDED_PAYLOADS = ("payloads are bounded by the audit export: tool arguments are key names, "
                     "results types, content lengths")
 
@@ -361,6 +363,7 @@ def audit_gaps(check: AuditCheck, events: list[dict]) -> list[Gap]:
     genesis = [event for event in events if event.get("type") == GENESIS_TYPE]
     gaps.append(Gap("audit-payloads", _payload_sentence(_payload_modes(genesis))))
     gaps.extend(_genesis_gaps(genesis, events, check.segment))
+    gaps.extend(_unfinished_gaps(events, check.segment))
     gaps.append(Gap("no-boundary-log", (
         "an audit bundle has no boundary log, snapshot or structure: steps need the boundary "
         "log, so there are none; calls, tools, context, causes, the timeline and the route "
@@ -368,6 +371,21 @@ def audit_gaps(check: AuditCheck, events: list[dict]) -> list[Gap]:
     if not any(event.get("type") == TOKEN_TYPE for event in events):
         gaps.append(Gap("no-tokens", "the audit export leaves out streamed model tokens "
                         "(stream.token) unless told to keep them"))
+    return gaps
+
+
+def _unfinished_gaps(events: list[dict], segment: bool) -> list[Gap]:
+    """Calls started and not ended, and a run the records stop before the end of,
+    as an event stream's are told (the same reading), in an audit bundle's words."""
+    from recorders.file_kinds import stream_gaps  # it imports the loader, which imports this
+
+    gaps = []
+    for gap in stream_gaps(events):
+        if gap.message.startswith("the stream stops"):
+            if segment:
+                continue  # a segment may hold the end of a run begun in an earlier one
+            gap = Gap(gap.code, UNFINISHED_RUN)
+        gaps.append(gap)
     return gaps
 
 

@@ -25,7 +25,7 @@ from hypothesis import given, settings, strategies as st
 from lens.cli import main as lens_main
 from lens.run import open_run
 from recorders.audit import (
-    BOUNDED_PAYLOADS, GENESIS_TYPE, ZERO_HASH, canonical_json, canonical_json_walk,
+    BOUNDED_PAYLOADS, GENESIS_TYPE, UNFINISHED_RUN, ZERO_HASH, canonical_json, canonical_json_walk,
     read_audit_bundle, record_hash,
 )
 from recorders.cli import main as recorders_main
@@ -124,6 +124,15 @@ def test_the_loader_opens_each_sample_as_an_audit_bundle(case, suffix, fast):
     assert GENESIS_TYPE not in recording.unknown_typed_types
     assert recording.audit.to_wire() == {"records": len(document["records"]),
                                          "chainIntact": True, "firstBadRecord": None}
+
+
+@pytest.mark.parametrize("case,suffix", SAMPLES)
+def test_a_bundle_taken_mid_run_says_the_run_had_not_ended(case, suffix):
+    messages = [gap.message for gap in load_recording(_bundle_path(case, suffix).read_bytes()).gaps]
+    assert (UNFINISHED_RUN in messages) == (suffix == ".mid-run")
+    # The mid-run copies were taken inside a running tool.
+    assert any(m.startswith("1 tool call started and not ended") for m in messages) == (
+        suffix == ".mid-run")
 
 
 def test_info_reports_the_audit_check():
@@ -339,6 +348,8 @@ def test_a_drained_segment_verifies_from_its_chain_head():
     assert messages["audit-chain"] == "hash chain intact: 38 records"
     assert "records seq 25–62" in messages["audit-segment"]
     assert "earlier segment" in messages["audit-genesis"]  # its run's genesis is in the first
+    assert UNFINISHED_RUN not in [gap.message for gap in recording.gaps]  # it holds the end
+    assert UNFINISHED_RUN in [gap.message for gap in load_recording(_bytes(first)).gaps]
 
 
 def test_a_tampered_segment_names_the_seq_in_the_whole_chain():
