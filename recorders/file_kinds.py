@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from recorders.errors import RecordingError
 from recorders.catalogue import (AGENT_TURN_END, AGENT_TURN_START, COMPOSITION_ENTER,
                                  COMPOSITION_EXIT, LLM_END, LLM_START, TOOL_END, TOOL_START)
 from recorders.gaps import Gap
@@ -30,6 +31,12 @@ ARTIFACT_RECORDING_KIND = "recording/run"
 _OPEN_A_RUN = "open the run's recording, envelope, event stream, Trace or bug report instead"
 _OPEN_THE_ZIP = ("open the bug report .zip itself (or the envelope.json or recording.json "
                  "inside it) instead")
+
+
+class NotARun(RecordingError):
+    """A file agentfootprint writes that is not a record of a run (a checkpoint,
+    a thinking trace, a bug report's manifest); the message says what it is and
+    what to open instead."""
 
 
 def is_trace(document: dict) -> bool:
