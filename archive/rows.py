@@ -32,14 +32,17 @@ from recorders.loading import NOTHING_WRITTEN, first_run, load_file
 from recorders import evidence
 from recorders.evidence import usage_tokens
 from recorders.catalogue import (AGENT_RUN_CONFIGURED, AGENT_TURN_END, AGENT_TURN_START,
-                                 COMPOSITION_ENTER, ERROR_FATAL, LLM_END, LLM_START, TOOL_END,
-                                 TOOL_START)
-from recorders.lens_projection import lens_route
+                                 COMPOSITION_ENTER, ERROR_FATAL)
 from recorders.loading import ENVELOPE_FORMAT, Recording, load_recording, parse_json, unpack
+from lens.evidence.causes import likely_causes
+from lens.evidence.signature import signature
+from lens.run import OpenRun
+from lens.scopes import ROOT
 
 RUN, UNREADABLE, NOT_A_RUN = "run", "unreadable", "not-a-run"
 UNSTORABLE_GAP = "not-stored-as-recorded"  # a value past its column's type (archive.storable)
 SHORT_TEXT_CHARS = 500
+CAUSES_PROFILE = "lens"  # the projection the run page opens on, whose steps causes link to
 
 
 @dataclass
@@ -140,16 +143,26 @@ def file_digest(data: bytes) -> str:
 
 def run_rows(recording: Recording, file: str, size_bytes: int,
              sha256: str) -> dict[str, list[dict[str, Any]]]:
-    """Rows of every run table for one loaded recording."""
-    run_id = evidence.run_id(recording)
-    walk = _TypedWalk(file, run_id)
+    """Rows of every run table for one loaded recording.
+
+    Model calls, tool calls and likely causes come from the open run (its
+    evidence index, the one reader of the typed stream, and the lens
+    projection the causes link to): the archive and the run page count and
+    judge a run the same way. The run's own facts (prompt, answer, agent,
+    session, times) come from one light pass over the events' meta and five
+    event types, which the index does not keep."""
+    run = OpenRun(recording)
+    run_id = run.run_id
+    walk = _TypedWalk()
     for event in recording.typed_events:
         handler = walk.handlers.get(event.get("type"))
         if handler is not None:
             handler(event.get("payload"), event.get("meta"))
         walk.see_meta(event.get("meta"))
+    model_calls = _model_call_rows(run.evidence, file, run_id)
+    tool_calls = _tool_call_rows(run.evidence, file, run_id)
     entry, exit_ = _root_boundaries(recording.boundary_events)
-    route = lens_route(recording)
+    route = run.projection(CAUSES_PROFILE).route
     hops = _hop_rows(route, file, run_id)
     gaps = [{"file": file, "run_id": run_id, "code": g.code, "message": g.message}
             for g in recording.gaps]
@@ -161,18 +174,18 @@ def run_rows(recording: Recording, file: str, size_bytes: int,
     complete = recording.complete
     producer = recording.producer or {}
     exit_payload = _field(exit_, "payload")
-    run = {
+    row = {
         "file": file,
         "run_id": run_id,
         "agent": _agent(recording, walk),
         "session_id": _text(run_info.get("sessionId")) or walk.session_id,
         "complete": complete,
         "lean": recording.is_lean,
-        "model_calls": len(walk.model_calls),
-        "tool_calls": len(walk.tool_calls),
-        "failed_tool_calls": sum(1 for t in walk.tool_calls if t["error"]),
-        "input_tokens": int(sum(c["input_tokens"] or 0 for c in walk.model_calls)),
-        "output_tokens": int(sum(c["output_tokens"] or 0 for c in walk.model_calls)),
+        "model_calls": len(model_calls),
+        "tool_calls": len(tool_calls),
+        "failed_tool_calls": sum(1 for t in tool_calls if t["error"]),
+        "input_tokens": int(sum(c["input_tokens"] or 0 for c in model_calls)),
+        "output_tokens": int(sum(c["output_tokens"] or 0 for c in model_calls)),
         "started_at": started,
         "ended_at": ended,
         "duration_ms": ((ended - started).total_seconds() * 1000
@@ -183,7 +196,7 @@ def run_rows(recording: Recording, file: str, size_bytes: int,
         "error": (_text(_field(exit_payload, "error")) or walk.fatal_error
                   if complete is not True else None),
         "skills": route.get_path(),
-        "models": list(dict.fromkeys(c["model"] for c in walk.model_calls if c["model"])),
+        "models": list(dict.fromkeys(c["model"] for c in model_calls if c["model"])),
         "source_kind": recording.source_kind,
         "agentfootprint_version": _text(producer.get("agentfootprintVersion")),
         "footprintjs_version": _text(producer.get("footprintjsVersion")),
@@ -191,20 +204,77 @@ def run_rows(recording: Recording, file: str, size_bytes: int,
         "size_bytes": size_bytes,
         "sha256": sha256,
     }
-    return {"runs": [run], "model_calls": walk.model_calls, "tool_calls": walk.tool_calls,
-            "route_hops": hops, "gaps": gaps}
+    return {"runs": [row], "model_calls": model_calls, "tool_calls": tool_calls,
+            "route_hops": hops, "gaps": gaps, "causes": _cause_rows(run, file, run_id)}
+
+
+def _model_call_rows(index: evidence.EvidenceIndex, file: str,
+                     run_id: str) -> list[dict[str, Any]]:
+    """One row per ``stream.llm_start`` (an index built from the boundary log has none)."""
+    if index.source != evidence.SOURCE_TYPED:
+        return []
+    rows = []
+    for call in index.calls:
+        tokens_in, tokens_out = usage_tokens(call.usage) if call.ended else (None, None)
+        rows.append({
+            "file": file, "run_id": run_id, "call_index": call.id,
+            "runtime_stage_id": call.runtime_stage_id,
+            "composition_path": _path_text(call.composition_path),
+            "iteration": call.iteration, "provider": call.provider, "model": call.model,
+            "input_tokens": _int(tokens_in), "output_tokens": _int(tokens_out),
+            "stop_reason": call.stop_reason, "tool_call_count": _int(call.tool_call_count),
+            "duration_ms": _number(call.duration_ms), "ended": call.ended,
+            "started_at": _ms_time(call.ts_start), "output_text": short_text(call.output),
+        })
+    return rows
+
+
+def _tool_call_rows(index: evidence.EvidenceIndex, file: str,
+                    run_id: str) -> list[dict[str, Any]]:
+    """One row per ``stream.tool_start`` (an end without its start is no call)."""
+    if index.source != evidence.SOURCE_TYPED:
+        return []
+    started = [tool for tool in index.tool_calls if tool.start_event_index is not None]
+    return [{
+        "file": file, "run_id": run_id, "call_index": number,
+        "tool_call_id": tool.tool_call_id, "tool_name": tool.name,
+        "runtime_stage_id": tool.runtime_stage_id, "error": tool.error is True,
+        "ended": tool.ended, "duration_ms": _number(tool.duration_ms),
+        "started_at": _ms_time(tool.ts_start), "args_text": short_text(tool.args),
+        "result_text": short_text(tool.result) if tool.ended else None,
+    } for number, tool in enumerate(started)]
+
+
+def _cause_rows(run: OpenRun, file: str, run_id: str) -> list[dict[str, Any]]:
+    """The run's likely causes as the run page lists them (root scope of the
+    lens projection), each with its signature and the step that shows it."""
+    route = run.projection(CAUSES_PROFILE).route
+    causes = likely_causes(run.evidence, run.step_map(CAUSES_PROFILE, ROOT),
+                           hops=route.get_hops(), trips=route.get_trips(),
+                           gaps=run.recording.gaps)
+    rows = []
+    for rank, cause in enumerate(causes):
+        place = None
+        if cause.nav is not None and cause.nav.step is not None:
+            place = run.place(CAUSES_PROFILE, ROOT, cause.nav.step)
+        rows.append({
+            "file": file, "run_id": run_id, "rank": rank, "kind": cause.kind,
+            "severity": cause.severity, "subject": cause.subject,
+            "signature": signature(cause).text, "headline": cause.headline, "why": cause.why,
+            "step_path": None if place is None else list(place.path),
+            "step_index": None if place is None else place.index,
+            "event_index": cause.events[0] if cause.events else None,
+        })
+    return rows
 
 
 class _TypedWalk:
-    """One pass over the typed stream: model calls, tool calls, the turn's
-    prompt and answer, the root composition and how a crash was reported."""
+    """One light pass over the typed stream for the run's own facts: the
+    turn's prompt and answer, the root composition, the configured agent,
+    how a crash was reported, the session and the first and last wall clock.
+    Calls and causes are the evidence index's (:func:`run_rows`)."""
 
-    def __init__(self, file: str, run_id: str) -> None:
-        self.file, self.run_id = file, run_id
-        self.model_calls: list[dict[str, Any]] = []
-        self.tool_calls: list[dict[str, Any]] = []
-        self._open_model_calls: dict[str, list[dict]] = {}  # stage id → calls not yet ended
-        self._tool_by_id: dict[str, dict] = {}
+    def __init__(self) -> None:
         self.user_message: str | None = None
         self.root_answer: str | None = None
         self.root_composition: str | None = None
@@ -215,8 +285,6 @@ class _TypedWalk:
         self.first_ms: float | None = None
         self.last_ms: float | None = None
         self.handlers = {
-            LLM_START: self._llm_start, LLM_END: self._llm_end,
-            TOOL_START: self._tool_start, TOOL_END: self._tool_end,
             AGENT_TURN_START: self._turn_start, AGENT_TURN_END: self._turn_end,
             COMPOSITION_ENTER: self._composition_enter,
             AGENT_RUN_CONFIGURED: self._run_configured, ERROR_FATAL: self._error_fatal,
@@ -236,58 +304,6 @@ class _TypedWalk:
             path = meta.get("compositionPath")
             if isinstance(path, list) and path and isinstance(path[0], str):
                 self.first_path_agent = path[0].partition(":")[2] or path[0]
-
-    def _llm_start(self, payload: Any, meta: Any) -> None:
-        payload, meta = _obj(payload), _obj(meta)
-        call = {
-            "file": self.file, "run_id": self.run_id, "call_index": len(self.model_calls),
-            "runtime_stage_id": _text(meta.get("runtimeStageId")),
-            "composition_path": _path_text(meta.get("compositionPath")),
-            "iteration": _int(payload.get("iteration")),
-            "provider": _text(payload.get("provider")), "model": _text(payload.get("model")),
-            "input_tokens": None, "output_tokens": None, "stop_reason": None,
-            "tool_call_count": None, "duration_ms": None, "ended": False,
-            "started_at": _ms_time(meta.get("wallClockMs")), "output_text": None,
-        }
-        self.model_calls.append(call)
-        self._open_model_calls.setdefault(call["runtime_stage_id"] or "", []).append(call)
-
-    def _llm_end(self, payload: Any, meta: Any) -> None:
-        payload, meta = _obj(payload), _obj(meta)
-        waiting = self._open_model_calls.get(_text(meta.get("runtimeStageId")) or "")
-        if not waiting:
-            return  # an end without its start: nothing to count it against
-        call = waiting.pop(0)
-        tokens_in, tokens_out = usage_tokens(payload.get("usage"))
-        call.update(input_tokens=_int(tokens_in), output_tokens=_int(tokens_out),
-                    stop_reason=_text(payload.get("stopReason")),
-                    tool_call_count=_int(payload.get("toolCallCount")),
-                    duration_ms=_number(payload.get("durationMs")), ended=True,
-                    output_text=short_text(payload.get("content")))
-
-    def _tool_start(self, payload: Any, meta: Any) -> None:
-        payload, meta = _obj(payload), _obj(meta)
-        call_id = _text(payload.get("toolCallId"))
-        call = {
-            "file": self.file, "run_id": self.run_id, "call_index": len(self.tool_calls),
-            "tool_call_id": call_id, "tool_name": _text(payload.get("toolName")),
-            "runtime_stage_id": _text(meta.get("runtimeStageId")),
-            "error": False, "ended": False, "duration_ms": None,
-            "started_at": _ms_time(meta.get("wallClockMs")),
-            "args_text": short_text(payload.get("args")), "result_text": None,
-        }
-        self.tool_calls.append(call)
-        if call_id is not None:
-            self._tool_by_id[call_id] = call
-
-    def _tool_end(self, payload: Any, meta: Any) -> None:
-        payload = _obj(payload)
-        call = self._tool_by_id.pop(_text(payload.get("toolCallId")) or "", None)
-        if call is None:
-            return
-        call.update(error=payload.get("error") is True, ended=True,
-                    duration_ms=_number(payload.get("durationMs")),
-                    result_text=short_text(payload.get("result")))
 
     def _turn_start(self, payload: Any, meta: Any) -> None:
         if self.user_message is None:
@@ -385,7 +401,7 @@ def _is_root(meta: Any) -> bool:
 
 
 def _path_text(value: Any) -> str | None:
-    if not isinstance(value, list):
+    if not isinstance(value, (list, tuple)):
         return None
     return "/".join(str(part) for part in value)
 

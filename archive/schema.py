@@ -15,7 +15,8 @@ from dataclasses import dataclass
 # becomes). An index written under another version is rebuilt, not trusted:
 # a file whose bytes did not change would otherwise keep an older verdict.
 # 2: envelopes with no events are runs; values past a column's type are fitted.
-SCHEMA_VERSION = 2
+# 3: each run's likely causes, with their signatures (the `causes` table).
+SCHEMA_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,25 @@ GAPS = Table("gaps", "one row per fact a run file does not carry", (
     Column("message", "VARCHAR", "the same, said for people"),
 ))
 
+CAUSES = Table("causes", "one row per likely cause of a run, as the run page lists them", (
+    _FILE, _RUN_ID,
+    Column("rank", "INTEGER", "0-based place in the run's list, most likely first"),
+    Column("kind", "VARCHAR", "our words: `failed tool`, `provider error`, … or the "
+           "framework's verdict type, e.g. `permission.check`"),
+    Column("severity", "VARCHAR", "`error` or `warning`"),
+    Column("subject", "VARCHAR", "what it is about, as recorded: the tool, provider, skill, "
+           "check target, slot…; null when nothing names one"),
+    Column("signature", "VARCHAR", "its text with ids, digests, times and numbers replaced by "
+           "`#`: runs that failed the same way share kind, subject and signature"),
+    Column("headline", "VARCHAR", "the cause in one line, as the run page shows it"),
+    Column("why", "VARCHAR", "why it may explain the answer, in one line"),
+    Column("step_path", "VARCHAR[]", "the scope of the step that shows it (lens projection; "
+           "empty for the root), null when no step does"),
+    Column("step_index", "INTEGER", "0-based index of that step in its scope"),
+    Column("event_index", "INTEGER", "the first typed event it rests on (position in the "
+           "recording's `events`)"),
+))
+
 FILES = Table("files", "bookkeeping: every file the last index looked at, read or not", (
     _FILE,
     Column("size_bytes", "BIGINT", "size when last read"),
@@ -154,6 +174,6 @@ FILES = Table("files", "bookkeeping: every file the last index looked at, read o
            "for a file agentfootprint writes that is not a run (a checkpoint), what it is"),
 ))
 
-RUN_TABLES: tuple[Table, ...] = (RUNS, MODEL_CALLS, TOOL_CALLS, ROUTE_HOPS, GAPS)
+RUN_TABLES: tuple[Table, ...] = (RUNS, MODEL_CALLS, TOOL_CALLS, ROUTE_HOPS, GAPS, CAUSES)
 TABLES: tuple[Table, ...] = RUN_TABLES + (FILES,)
 TABLE_BY_NAME = {t.name: t for t in TABLES}
