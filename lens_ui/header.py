@@ -22,6 +22,7 @@ from lens.summary import (RunSummary, format_count, format_duration, run_facts, 
 from lens.text import one_line, visible
 from lens_ui import session
 from lens_ui.compare_state import compare_with
+from lens_ui.share_menu import share_menu
 from lens_ui.runs import FileFacts, LoadedRun
 
 PROFILE_WIDGET = "lens.profile_switch"
@@ -77,6 +78,7 @@ def run_bar(run: LoadedRun, profile: str) -> None:
             # sent and re-rendered on every step (each costs the browser time).
             if details.open:
                 _details(run, projection, summary, problems)
+        share_menu(run, profile)
     file_panel(run, file)
 
 
