@@ -51,9 +51,12 @@ def run_picker() -> LoadedRun | None:
     with st.sidebar:
         st.header("Open a run")
         file = st.file_uploader(
-            "Upload a recording (.json or .json.gz)", type=["json", "gz"], key=UPLOADER,
-            help="A recordRun() recording, an agentfootprint.recording.v1 envelope, "
-                 "or a bare boundary-event list; plain or gzipped.")
+            "Upload a run (.json, .json.gz, .ndjson or .zip)",
+            type=["json", "gz", "ndjson", "zip"], key=UPLOADER,
+            help="A recordRun() recording, an agentfootprint.recording.v1 envelope, a "
+                 "fileObservability event stream (.ndjson), a bug report (.zip), a Trace, "
+                 "an audit bundle, a packed recording or a bare boundary-event list; "
+                 "the kind is read from the file's bytes.")
         if file is None:
             st.session_state.pop(UPLOAD_ERROR, None)
             st.session_state.pop(UPLOAD_SEEN, None)
