@@ -255,24 +255,33 @@ class FollowedFile:
         return changed or self.events_read != before
 
     def _start(self) -> bool:
-        """Open the stream: ``<path>.1`` first when it sits beside it. True
-        when the path held a whole recording, and it was read."""
-        rotated = Path(f"{self.path}.1")
-        first = None
-        for candidate in (rotated, self.path):
-            first = _open_regular(candidate)
-            if first is not None:
-                break
+        """Open the stream: ``<path>.1`` first when a stream's older part sits
+        beside it. True when the path held a whole recording, and it was read."""
+        main = _open_regular(self.path)
+        if main is None and self.path.exists() and not self.path.is_file():
+            raise RecordingError(f"cannot follow {str(self.path)!r}: not a regular file "
+                                 "(a folder, a pipe or a device)")
+        if main is not None:
+            kind = _sniff_file(main[0])
+            if kind is not None and kind != EVENT_STREAM:
+                self._started = True
+                self._generation = _Generation(main[0], _ident(main[1]), main[2])
+                return self._sniff()  # a whole recording: .1 has nothing to do with it
+        older = _open_regular(Path(f"{self.path}.1"))
+        if older is not None and (_sniff_file(older[0]) != EVENT_STREAM or (
+                main is not None and _ident(older[1]) == _ident(main[1]))):
+            os.close(older[0])
+            older = None
+        first = older or main
         if first is None:
-            if self.path.exists() and not self.path.is_file():
-                raise RecordingError(f"cannot follow {str(self.path)!r}: not a regular file "
-                                     "(a folder, a pipe or a device)")
             return False
+        if older is not None and main is not None:
+            os.close(main[0])  # opened again once .1 is read
         fd, info, name = first
         self._started = True
         self._last_growth = info.st_mtime
         self._generation = _Generation(fd, _ident(info), name)
-        return name == str(self.path) and self._sniff()
+        return False
 
     def _sniff(self) -> bool:
         """Decide from the first bytes whether the path holds a stream or a

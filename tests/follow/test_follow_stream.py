@@ -339,3 +339,24 @@ def test_the_full_recording_beside_the_stream_is_found_by_run_id(tmp_path):
     assert recording_beside(stream, "run-2") is None
     assert recording_beside(stream, "../run-1") is None
     assert recording_beside(stream, None) is None
+
+
+def test_a_dot_1_that_is_not_a_stream_is_left_alone(tmp_path):
+    path = tmp_path / "events.ndjson"
+    (tmp_path / "events.ndjson.1").write_text('{\n  "format": "something else"\n}\n')
+    path.write_bytes(sample("agent-failing-tool.ndjson"))
+    followed = FollowedFile(path)
+    followed.poll()
+    assert followed.current.events == whole_lines(sample("agent-failing-tool.ndjson"))
+
+
+def test_a_stream_just_rotated_reads_dot_1_then_the_new_file_once_it_appears(tmp_path):
+    path = tmp_path / "events.ndjson"
+    lines = sample("agent-failing-tool.ndjson").splitlines(keepends=True)
+    (tmp_path / "events.ndjson.1").write_bytes(b"".join(lines[:20]))
+    followed = FollowedFile(path)
+    followed.poll()
+    assert followed.summary()["typedEvents"] == 20
+    path.write_bytes(b"".join(lines[20:]))
+    followed.poll()
+    assert followed.current.events == whole_lines(b"".join(lines))
