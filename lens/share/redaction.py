@@ -64,6 +64,13 @@ API, for the exports and the app's Share dialog::
     preview.places      # {"email": 5, "key": 1}: how many places were masked
     preview.examples    # {"email": ["[email 1]", "[email 2]"]}
     preview.size_bytes  # the redacted export's size (``serialize`` decides the format)
+    texts, report = redactor.redact_texts(["mail bob@example.org", "…"])   # loose texts
+
+Another export (HTML, OTLP) is best built from the run file as
+``export recording`` redacts it (:func:`lens.share.recording_export.export_recording`
+gives the redacted bytes and the report): the structural fields are known
+there, and every view then shows masked values only. Its tests can plant
+secrets with ``tests/share/planted_secrets.py``.
 """
 
 from __future__ import annotations
@@ -724,6 +731,14 @@ class Redactor:
     def redact(self, document: Any) -> tuple[Any, Report]:
         """A redacted copy of one whole document, and what was masked."""
         return self.plan([document]).apply(document)
+
+    def redact_texts(self, texts: Sequence[str]) -> tuple[list[str], Report]:
+        """Loose texts masked with one plan (the same value, the same mask),
+        each as text of a run: nothing in them is read as a structural field."""
+        texts = list(texts)
+        plan = self.plan([texts], root=False)
+        masked, report = plan.apply(texts, root=False)
+        return masked, report
 
     def preview(self, document: Any,
                 serialize: Callable[[Any], bytes] | None = None) -> Preview:
