@@ -145,6 +145,7 @@ class _TraceBuilder:
         self.call_spans: dict[int, _Span] = {}
         self.call_holders: dict[int, _Span] = {}  # the span a call's tools go under
         self.tool_spans: dict[int, _Span] = {}
+        self.unended_tools: dict[str, _Span] = {}  # by toolCallId
         self._chains: dict[tuple[str, ...], tuple[tuple[str, ...], ...]] = {}
 
     # ── the pass ──
@@ -198,6 +199,15 @@ class _TraceBuilder:
         self.call_holders[call.id] = holder
 
     def _add_tool(self, tool: ToolCall) -> None:
+        started = self.unended_tools.pop(tool.tool_call_id, None) \
+            if "tool_start" in tool.missing and tool.tool_call_id is not None else None
+        if started is not None:
+            # The end of a tool call that paused and resumed in a new run: the
+            # index has it apart, the adapter closes the open span by its id.
+            self._end_tool(started, tool)
+            started.attributes.pop("agentfootprint.tool.ended", None)
+            self.tool_spans[tool.id] = started
+            return
         holder = self.call_holders.get(tool.requested_by) if tool.requested_by is not None \
             else None
         if holder is None:
@@ -211,24 +221,31 @@ class _TraceBuilder:
             attributes["agentfootprint.runtime_stage.id"] = tool.runtime_stage_id
         if isinstance(tool.args, Mapping) and tool.args:
             attributes["agentfootprint.tool.args.keys"] = _bounded_list(map(str, tool.args))
-        if tool.has_result:
-            attributes["agentfootprint.tool.result.type"] = _json_type(tool.result)
-        if not tool.ended:
-            attributes["agentfootprint.tool.ended"] = False
+        if self.content and "args" not in tool.missing:
+            attributes["gen_ai.tool.call.arguments"] = _text_of(tool.args)
         span = self._span(f"tool|{tool.id}", f"execute_tool {name}", SPAN_KIND_INTERNAL,
                           holder, attributes)
-        span.start_ms, span.end_ms = tool.ts_start, tool.ts_end
+        span.start_ms = tool.ts_start
+        self._end_tool(span, tool)
+        if not tool.ended:
+            attributes["agentfootprint.tool.ended"] = False
+            if tool.tool_call_id is not None:
+                self.unended_tools[tool.tool_call_id] = span
+        self.tool_spans[tool.id] = span
+
+    def _end_tool(self, span: _Span, tool: ToolCall) -> None:
+        """What ``tool``'s end says: the end time, the result's type (and the
+        result, with contents), ERROR with the error text for a failed call."""
+        span.end_ms = tool.ts_end
         if tool.ts_end is None and tool.ts_start is not None and is_number(tool.duration_ms):
             span.end_ms = tool.ts_start + tool.duration_ms
+        if tool.has_result:
+            span.attributes["agentfootprint.tool.result.type"] = _json_type(tool.result)
+            if self.content:
+                span.attributes["gen_ai.tool.call.result"] = _text_of(tool.result)
         if tool.failed:
             span.error = _text_of(tool.result) if tool.has_result else "the tool failed"
-            attributes["error.type"] = "_OTHER"
-        if self.content:
-            if "args" not in tool.missing:
-                attributes["gen_ai.tool.call.arguments"] = _text_of(tool.args)
-            if tool.has_result:
-                attributes["gen_ai.tool.call.result"] = _text_of(tool.result)
-        self.tool_spans[tool.id] = span
+            span.attributes["error.type"] = "_OTHER"
 
     # ── scopes and their executions ──
 
@@ -586,8 +603,8 @@ def _wire(open_run: OpenRun, spans: list[_Span]) -> dict[str, Any]:
                 "agentfootprint.run.id": open_run.run_id,
                 "telemetry.sdk.name": SCOPE_NAME}
     producer = open_run.recording.producer
-    if isinstance(producer, Mapping) and isinstance(producer.get("version"), str):
-        resource["agentfootprint.version"] = producer["version"]
+    if isinstance(producer, Mapping) and isinstance(producer.get("agentfootprintVersion"), str):
+        resource["agentfootprint.version"] = producer["agentfootprintVersion"]
     return {"resourceSpans": [{
         "resource": {"attributes": _key_values(resource)},
         "scopeSpans": [{"scope": {"name": SCOPE_NAME, "version": _version()},
