@@ -98,5 +98,11 @@ def redactor_from_args(args: argparse.Namespace) -> Redactor | None:
 
 
 def run(args: argparse.Namespace) -> Any:
+    from lens.share.redaction import RedactionError
+
     kind = next(k for k in EXPORTS if k.name == args.export_kind)
-    return importlib.import_module(kind.module).run(args, redactor_from_args(args))
+    redactor = redactor_from_args(args)
+    try:
+        return importlib.import_module(kind.module).run(args, redactor)
+    except RedactionError as exc:  # e.g. a pattern over its time budget
+        raise UsageError(str(exc)) from None

@@ -681,13 +681,14 @@ class Redactor:
 
     ``builtin``: the built-in kinds (keys, e-mail, cards, phones); ``patterns``:
     the user's regular expressions (RedactionError, one line, for an invalid
-    one); ``pattern_seconds``: each user pattern's time over one export."""
+    one); ``pattern_seconds``: each user pattern's time over one export
+    (:data:`PATTERN_SECONDS` when not given)."""
 
     def __init__(self, patterns: Sequence[str] = (), builtin: bool = True,
-                 pattern_seconds: float = PATTERN_SECONDS) -> None:
+                 pattern_seconds: float | None = None) -> None:
         self.builtin = builtin
         self.patterns = [p.pattern for p in map(compile_pattern, patterns)]
-        self.pattern_seconds = pattern_seconds
+        self.pattern_seconds = PATTERN_SECONDS if pattern_seconds is None else pattern_seconds
 
     def plan(self, documents: Iterable[Any], *, root: bool = True) -> Plan:
         """What to mask over all ``documents`` (the files of one export: the same

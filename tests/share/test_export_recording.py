@@ -246,3 +246,19 @@ def test_gzipped_output_for_gzipped_input(tmp_path):
     assert exported.data.startswith(b"\x1f\x8b")
     assert exported.form == "recording, gzipped"
     assert_no_secret(gzip.decompress(exported.data))
+
+
+def test_a_backtracking_pattern_exits_2_naming_it(tmp_path, capsys, monkeypatch):
+    import lens.share.redaction as redaction
+    from planted_secrets import planted_document
+
+    monkeypatch.setattr(redaction, "PATTERN_SECONDS", 1.0)
+    document = planted_document()
+    document["snapshot"]["sharedState"]["slow"] = "a" * 40 + "b"
+    source = tmp_path / "run.json"
+    source.write_text(json.dumps(document), encoding="utf-8")
+    code, err = export(capsys, str(source), "--redact-pattern", "(a+)+$",
+                       "-o", str(tmp_path / "out.json"))
+    assert code == 2 and err.count("\n") == 1
+    assert "(a+)+$" in err and "took more than 1 s" in err
+    assert not (tmp_path / "out.json").exists()
