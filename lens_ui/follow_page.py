@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import stat as stat_mode
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,8 +120,8 @@ def follow_page() -> None:
                 "folder. The list is read again when the page is.", icon=":material/info:")
         return
     with st.container(horizontal=True, vertical_alignment="bottom"):
-        # Labels stay as they are while the file grows (a label that changed
-        # would be another option): its size and age are said beside it.
+        # Labels are the files' names only: one that changed as the file grew
+        # would be another option.
         choice = st.selectbox("File being written", options=list(refs), key=FILE_SELECT,
                               help="Files of the follow folder, newest first: event streams "
                                    "(.ndjson, read after their rotated .1) and recordings or "
@@ -130,7 +129,6 @@ def follow_page() -> None:
         st.button("Read the folder again", icon=":material/refresh:", key="lens.follow.relist")
     if choice is None:
         return
-    st.caption(_describe(refs.get(choice)))
     if st.query_params.get(FOLLOW) != choice:
         st.query_params[FOLLOW] = choice
     follow_view(choice)
@@ -150,21 +148,6 @@ def list_followable(folders: dict[str, Path]) -> list[Listed]:
                 found.append(Listed(label, entry.relative, entry.size_bytes, entry.mtime_ns))
     found.sort(key=lambda item: item.mtime_ns, reverse=True)
     return found[:MAX_LISTED]
-
-
-def _describe(item: Listed | None) -> str:
-    if item is None:
-        return "No longer in the folder's list; still followed."
-    age = max(0.0, time.time() - item.mtime_ns / 1e9)
-    return f"When the page was read: {item.size:,} bytes, last written {_ago(age)}."
-
-
-def _ago(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s ago"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min ago"
-    return f"{seconds / 3600:.1f} h ago"
 
 
 def _read_link(refs: dict[str, Listed]) -> None:

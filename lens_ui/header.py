@@ -1,8 +1,8 @@
 """The run bar: one line of identity, health and key figures, the projection
 switch, and the run's details one click away (a popover); under it, what the
-run's file says as a whole when there is something to say (a bug report's
-title, steps, expected and actual; that an event stream has no steps; the
-loader's notes), as text.
+run's file says beside the run when there is something to say (a bug report's
+title, steps, expected and actual; that an event stream has no steps), as
+text. The loader's notes on the file are in the details.
 
 The bar is kept to one line so the slider, the step and the diagram fit on
 the first screen of a laptop; everything the bar leaves out is in "Run
@@ -100,11 +100,12 @@ def file_panel(run: LoadedRun, file: FileFacts) -> None:
         with st.container(border=True, key="lens-bug-report"):
             parts = dict(file.report)
             title = parts.pop("Title", None)
-            st.caption("Bug report" + ("" if title else " (no title)"),
-                       help="Written by whoever filed the report (exportBugReport); shown as "
-                            "its text, clipped to a few lines.")
-            if title:
-                st.text(_report_text(title))
+            with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+                st.caption("Bug report" + ("" if title else " (no title)"), width="content",
+                           help="Written by whoever filed the report (exportBugReport); "
+                                "shown as its text, clipped to a few lines.")
+                if title:
+                    st.text(_report_text(title))
             if parts:
                 for cell, (name, text) in zip(st.columns(len(parts)), parts.items()):
                     cell.caption(name)
@@ -117,8 +118,12 @@ def file_panel(run: LoadedRun, file: FileFacts) -> None:
                 "flow engine's boundary log, which this file does not carry: open the "
                 "recording or envelope of the same run for them.",
                 icon=":material/timeline:")
+
+
+def file_notes(file: FileFacts) -> None:
+    """What the loader says of the run's file as a whole (in Run details)."""
     if file.notes:
-        st.caption("About this file:", help="What the loader says of the file as a whole.")
+        st.caption("About this file")
         st.text("\n".join(f"• {one_line(note, 300)}" for note in file.notes))
 
 
@@ -184,6 +189,7 @@ def _details(run: LoadedRun, projection: Projection, summary: RunSummary,
                        if text))
     _facts(run_facts(run.recording, run.evidence))
     health_line(problems)
+    file_notes(run.file)
     summary_figures(run, summary)
     st.caption("  \n".join(PROFILE_HELP.get(p, p) for p in PROFILES))
 
