@@ -20,6 +20,7 @@ import json
 import math
 from typing import Any
 
+from recorders import fast_parse
 from recorders.deep_parse import parsing
 from recorders.errors import RecordingError
 from recorders.values import describe
@@ -80,8 +81,12 @@ class EventStreamDecoder:
             return []
         whole = bytes(pending[: end + 1])
         del pending[: end + 1]
-        events: list[dict] = []
         with parsing(_PARSE_RECURSION_LIMIT):
+            events = _all_at_once(whole)
+            if events is not None:
+                self.lines_read += len(events)
+                return events
+            events = []
             for line in whole.split(_NEWLINE)[:-1]:
                 self.lines_read += 1
                 event = self._event(line, self.lines_read)
@@ -155,6 +160,26 @@ class EventStreamDecoder:
             return (f"line {number} of the event stream is not valid JSON: "
                     f"{exc.msg} (column {exc.colno})")
         return f"line {number} of the event stream is not valid JSON: {exc}"
+
+
+def _all_at_once(whole: bytes) -> list[dict] | None:
+    """The events of ``whole`` (complete lines) parsed in one pass, as the JSON
+    list their lines make once each newline is a comma, by the loader's fast
+    parser (``recorders/fast_parse.py``, which gives what the json module would
+    or declines). None when it declines or the lines are not one object each
+    (a blank line, a bad one): they are then read line by line, and a bad
+    line is named by its number."""
+    if not fast_parse.available() or b"\n\n" in whole or whole.startswith(_NEWLINE):
+        return None
+    try:
+        document, _, _ = fast_parse.parse_kept(
+            b"[" + whole[:-1].replace(_NEWLINE, b",") + b"]", {})
+    except fast_parse.Declined:
+        return None
+    if (not isinstance(document, list) or len(document) != whole.count(_NEWLINE)
+            or not all(isinstance(event, dict) for event in document)):
+        return None
+    return document
 
 
 def _cut_inside_character(line: bytes) -> bool:

@@ -146,3 +146,29 @@ def test_two_runs_appended_to_one_file_split_into_the_two_streams():
     second = _lines(DATA / "parallel-agents" / "events.ndjson")
     runs = split_runs(first + second)
     assert runs == [first, second]
+
+
+@pytest.mark.parametrize("name", ["agent-tool/events.firehose.ndjson",
+                                  "parallel-agents/events.ndjson"])
+def test_the_one_pass_parse_gives_what_reading_line_by_line_gives(monkeypatch, name):
+    data = (DATA / name).read_bytes()
+    at_once = _decode_all(data, 1 << 20)
+    from recorders import fast_parse
+    monkeypatch.setattr(fast_parse, "available", lambda: False)
+    assert _decode_all(data, 1 << 20) == at_once == _lines(DATA / name)
+
+
+def test_lines_the_one_pass_parse_declines_are_read_one_by_one():
+    data = (b'{"type":"a","payload":{"text":"half \\ud83d"}}\n'  # a lone surrogate escape
+            b'{"type":"b","payload":{"n":1e400}}\n')  # a number too large: refused by line
+    decoder = EventStreamDecoder()
+    with pytest.raises(RecordingError, match="^line 2 of the event stream is not valid JSON: "
+                                             "the number 1e400 is too large"):
+        decoder.feed(data)
+    assert EventStreamDecoder().feed(data.splitlines(keepends=True)[0]) == [
+        {"type": "a", "payload": {"text": "half \ud83d"}}]
+
+
+def test_two_objects_on_one_line_are_refused_by_its_number():
+    with pytest.raises(RecordingError, match="^line 2 of the event stream is not valid JSON"):
+        EventStreamDecoder().feed(b'{"type":"a"}\n{"type":"b"},{"type":"c"}\n')
