@@ -47,6 +47,7 @@ app page.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import threading
@@ -661,8 +662,6 @@ def _sniff_file(fd: int) -> str | None:
     """:func:`_sniff` of the file's first line (read whole: a compact
     recording is one long line); at its end without a newline, the whole text
     decides when it is complete JSON."""
-    import json
-
     head = b""
     while b"\n" not in head:
         chunk = os.pread(fd, _SNIFF_BYTES, len(head))
@@ -685,8 +684,6 @@ def _sniff(head: bytes) -> str | None:
     """EVENT_STREAM when the first line is a typed event, 'recording' for a
     whole document (gzip, a list, an object that is not an event), None when
     nothing tells yet (empty, or the first line unfinished)."""
-    import json
-
     if head.startswith(_BOM):
         head = head[len(_BOM):]
     text = head.lstrip()
@@ -729,7 +726,7 @@ def _document_ended(recording: Recording) -> bool:
         return True
     if recording.boundary_counts.get("run.exit"):
         return True
-    return any(isinstance(e, dict) and _ends_run(e) for e in recording.typed_events[-50:])
+    return any(isinstance(e, dict) and _ends_run(e) for e in recording.typed_events)
 
 
 def _call_name(record: ModelCall | ToolCall) -> str:
