@@ -144,3 +144,40 @@ def test_a_rotated_part_that_is_a_symlink_out_of_the_folder_is_refused(folder, t
     at = page()
     assert any("symlink" in e.value for e in at.error)
     assert not [c for c in at.caption if " events · " in c.value]  # nothing of it was read
+
+
+def test_open_on_the_run_page_shows_the_file_as_it_is_and_its_link_reopens_it(folder):
+    from app_support import APP
+    from lens_ui import session
+
+    (folder / "events.ndjson").write_bytes(STREAM.read_bytes())
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()  # the app, then its page
+    at.switch_page("pages/follow.py").run()
+    no_exception(at)
+    at.button(key="lens.follow.open").click().run()
+    no_exception(at)
+    opened = at.session_state[session.RUN]
+    assert opened.kind == "follow" and opened.name == f"{folder.name}/events.ndjson"
+    run = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    run.query_params["follow"] = f"{folder.name}/events.ndjson"
+    run.run()
+    no_exception(run)
+    assert run.session_state[session.RUN] == opened
+    assert run.query_params["follow"] == f"{folder.name}/events.ndjson"
+    assert any("event stream" in i.value for i in run.info)
+
+
+def test_a_run_page_link_to_a_symlink_in_the_follow_folder_is_refused(folder, tmp_path):
+    from app_support import APP
+    from lens_ui import session
+
+    secret = tmp_path / "secret.ndjson"
+    secret.write_bytes(STREAM.read_bytes())
+    (folder / "elsewhere.ndjson").symlink_to(secret)
+    run = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    run.query_params["follow"] = f"{folder.name}/elsewhere.ndjson"
+    run.run()
+    no_exception(run)
+    assert run.session_state[session.RUN].kind == "sample"
+    assert any("symlink" in i.value for i in run.info)
+    assert "follow" not in run.query_params
