@@ -94,6 +94,10 @@ class _Table:
 
 
 class _Strings(_Table):
+    def __init__(self) -> None:
+        super().__init__()
+        self._shown: dict[str, list[int]] = {}  # a value's text -> its reference
+
     def text(self, value: str | None) -> int | None:
         return None if value is None else self.number(value)
 
@@ -106,8 +110,11 @@ class _Strings(_Table):
         if value is None:
             return None
         full = value.full
-        kept = full[:WHOLE_TEXT_CHARS]
-        return [self.number(visible(kept)), len(full) - len(kept)]
+        found = self._shown.get(full)  # a served conversation repeats its texts call after call
+        if found is None:
+            kept = full[:WHOLE_TEXT_CHARS]
+            found = self._shown[full] = [self.number(visible(kept)), len(full) - len(kept)]
+        return found
 
 
 # ─── building the page's data ──────────────────────────────────────────
@@ -286,10 +293,10 @@ class _Builder:
                     r1(row["size"]), row["colour"], row["shape"], row["stroke"], r1(row["ring"]),
                     r1(row["opacity"]), self._hover(row),
                     self.scope_number.get(target) if target is not None else None)
-        return self.rows.number(json.dumps(kept, ensure_ascii=False), list(kept))
+        return self.rows.number(kept)
 
-    def _hover(self, row: dict) -> list[int]:
-        return [self.strings.number(row[field]) for field in HOVER_FIELDS if row.get(field)]
+    def _hover(self, row: dict) -> tuple[int, ...]:
+        return tuple(self.strings.number(row[field]) for field in HOVER_FIELDS if row.get(field))
 
     def _detail(self, detail: StepDetail) -> dict:
         text, display = self.strings.text, self.strings.display

@@ -15,7 +15,6 @@ import base64
 import gzip
 import hashlib
 import json
-import re
 from html.parser import HTMLParser
 from pathlib import Path
 
