@@ -463,7 +463,9 @@ def _parts(document: Any) -> tuple[dict, list, str]:
         if isinstance(fmt, str):
             raise RecordingError(f"header.format {_quoted(fmt)} is not supported; this version "
                                  f"reads {AUDIT_FORMAT}")
-        raise RecordingError(f"header.format: expected a string, found {describe(fmt)}")
+        found = describe(fmt) if "format" in header else "nothing"
+        raise RecordingError(f"header.format: expected '{AUDIT_FORMAT}' (an audit bundle's "
+                             f"header), found {found}")
     for name, supported in (("hashAlgorithm", HASH_ALGORITHM),
                             ("canonicalization", CANONICALIZATION)):
         value = header.get(name)
