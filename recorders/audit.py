@@ -267,8 +267,10 @@ class AuditCheck:
 
     @property
     def segment(self) -> bool:
-        """A ``drain()`` segment: the chain started before this file."""
-        return self.first_seq > 0 or self.chain_head != ZERO_HASH
+        """A ``drain()`` segment: the chain started before this file (a header
+        that mixes a chain start's seq 0 or zero hash with the other is no
+        segment, but a broken chain)."""
+        return self.first_seq > 0 and self.chain_head != ZERO_HASH
 
     def status(self) -> str:
         """One sentence: intact with how many records, or where and why it broke."""

@@ -272,10 +272,13 @@ def test_cutting_off_the_head_is_caught_unless_it_says_it_is_a_segment():
     document["records"] = survivors
     document["header"].update(recordCount=len(survivors), chainHead=survivors[0]["prevHash"])
     # Claiming to be the chain's start: seq 0 must hang from the zero hash.
-    assert _check(document).first_bad_record == 0
+    assert (_check(document).first_bad_record, _check(document).segment) == (0, False)
     # Zero hash but not seq 0: not a start either.
     document["header"].update(chainHead=ZERO_HASH, firstSeq=3)
-    assert _check(document).first_bad_record == 3
+    assert (_check(document).first_bad_record, _check(document).segment) == (3, False)
+    # Said as what it is, a segment from seq 3 on: it verifies from its chainHead.
+    document["header"].update(chainHead=survivors[0]["prevHash"])
+    assert (_check(document).chain_intact, _check(document).segment) == (True, True)
 
 
 # ─── Several runs in one chain ────────────────────────────────────────
