@@ -3,8 +3,12 @@
 Writes one OTLP/JSON document (``{"resourceSpans": [...]}``, the body an
 OTLP/HTTP collector takes as JSON) built by :func:`lens.share.otlp.otlp_document`.
 Message and tool contents are left out unless ``--content`` asks for them, as
-the GenAI conventions make them opt-in; with redaction options every text of
-the document is masked. One line on stderr says what was written.
+the GenAI conventions make them opt-in. With redaction options the recording
+is redacted first, as ``export recording`` writes it (every value the spans
+are built from is then masked already), and every text of the document goes
+through the redactor once more (names the recording keeps as they are, such
+as tool names, are masked there when a pattern of the user's matches them).
+Lines on stderr say what was written and what was masked (counts, no values).
 """
 
 from __future__ import annotations
@@ -29,16 +33,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, redactor: Redactor | None) -> int:
     # Imported here, so that ``footprint-lens``'s other commands start without them.
-    from recorders.loading import load_path
-    from lens.run import OpenRun
+    from recorders.errors import RecordingError
+    from recorders.loading import read_regular_file
+    from lens.run import open_run
     from lens.share.otlp import otlp_document
-    from lens.share.recording_export import write_atomically
+    from lens.share.recording_export import export_recording, write_atomically
 
-    document = otlp_document(OpenRun(load_path(args.file)), content=args.content,
-                             redactor=redactor)
-    data = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    write_atomically(args.output, data)
+    try:
+        data = read_regular_file(args.file)
+    except (OSError, ValueError) as exc:
+        raise RecordingError(f"cannot read {args.file!r}: "
+                             f"{getattr(exc, 'strerror', None) or exc}") from None
+    if data is None:
+        raise RecordingError(f"cannot read {args.file!r}: not a regular file "
+                             "(a folder, a pipe or a device)")
+    report = None
+    if redactor is not None:
+        exported = export_recording(data, redactor)
+        data, report = exported.data, exported.report
+    document = otlp_document(open_run(data), content=args.content, redactor=redactor)
+    out = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    write_atomically(args.output, out)
     spans = document["resourceSpans"][0]["scopeSpans"][0]["spans"]
-    print(f"wrote {args.output} ({len(spans):,} spans, {len(data):,} bytes"
+    print(f"wrote {args.output} ({len(spans):,} spans, {len(out):,} bytes"
           f"{', with contents' if args.content else ''})", file=sys.stderr)
+    if report is not None:
+        print(report.summary(), file=sys.stderr)
     return 0

@@ -25,8 +25,9 @@ the shape agentfootprint's own OpenTelemetry adapter (``otelObservability``,
 - the framework's verdicts and warnings (the evidence index's findings) are
   span events named by their event type, on the tool call, model call or run
   they belong to, with the catalogue's family and meaning and the event's own
-  explaining fields (``agentfootprint.<domain>.<field>``); integrity ledgers
-  are events on their run's root span.
+  explaining fields (``agentfootprint.<domain>.<field>``; a field that holds
+  contents, such as a tool's result, only with ``content=True``); integrity
+  ledgers are events on their run's root span.
 
 Contents are opt-in, as the conventions make them: only with ``content=True``
 do spans carry ``gen_ai.system_instructions``, ``gen_ai.input.messages``,
@@ -50,6 +51,7 @@ lens projection), masking (:mod:`lens.share.redaction`), files and arguments
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
@@ -68,6 +70,14 @@ SCOPE_NAME = "footprint-lens"
 # The adapter lists at most this many argument names (texts are never cut here:
 # a secret cut in two would escape its mask).
 MAX_LIST_ITEMS = 20
+
+# A verdict's explaining fields that carry what the model or a tool said or
+# was given (a tool's result, a prompt, an output): contents, opt-in like the
+# conventions' message attributes; without them the event names what it left out.
+CONTENT_WORDS = frozenset({
+    "args", "content", "contentSummary", "droppedSummaries", "finalContent", "payload",
+    "questionPayload", "rawOutput", "rawOutputPreview", "result", "resultSummary",
+    "resumeInput", "snapshot", "userPrompt"})
 
 # Lens's scope kinds (lower case) as the framework names its primitives.
 _PRIMITIVE = {"agent": "Agent", "llmcall": "LLMCall", "sequence": "Sequence",
@@ -89,8 +99,10 @@ def otlp_document(open_run: OpenRun, *, content: bool = False,
     """The run as one OTLP/JSON ``ExportTraceServiceRequest`` body (see the module doc).
 
     ``redactor`` is a :class:`lens.share.redaction.Redactor`: every text of the
-    document goes through its ``redact`` (texts are never cut, so a secret is
-    whole when it is masked).
+    document goes through its ``redact_texts`` in one plan (texts are never cut
+    here, so a secret is whole when it is masked). A run opened from a file
+    that was redacted first (as ``export otlp --redact`` does) has masked
+    values only; this pass then also masks what the recording keeps as names.
     """
     spans = _TraceBuilder(open_run, content).build()
     document = _wire(open_run, spans)
@@ -253,8 +265,8 @@ class _TraceBuilder:
                        composition_path: tuple[str, ...] | None) -> _Execution:
         """The execution a record of ``scope`` in ``run`` belongs to, opening new
         executions where the record shows its scope (or an ancestor) ran again."""
-        root = self._root(run, composition_path)
         chain = self._chain(scope)
+        root = self._root(run, composition_path, call if not chain else None)
         if not chain:
             if call is not None:
                 self._note_call(root, call)
@@ -325,10 +337,16 @@ class _TraceBuilder:
         self.open[(run, path)] = execution
         return execution
 
-    def _root(self, run: Any, composition_path: tuple[str, ...] | None) -> _Execution:
+    def _root(self, run: Any, composition_path: tuple[str, ...] | None,
+              call: ModelCall | None = None) -> _Execution:
         root = self.roots.get(run)
         if root is not None:
             return root
+        resumed = self._resumed(call)
+        if resumed is not None:
+            self.roots[run] = resumed
+            resumed.span.attributes.setdefault("agentfootprint.run.resumed_as", []).append(run)
+            return resumed
         kind, name = self.scopes.get(ROOT_PATH, (None, None))
         head = composition_path[0] if composition_path else None
         if isinstance(head, str) and ":" in head:
@@ -340,6 +358,18 @@ class _TraceBuilder:
                           _scope_attributes(kind, name, (), run))
         root = self.roots[run] = _Execution(span, kind, None)
         return root
+
+    def _resumed(self, call: ModelCall | None) -> _Execution | None:
+        """The agent run that ``call``, the first of a new run, resumes: a run
+        that paused (for an approval, a credential) goes on under a new run id
+        with the next iteration of the same turn, which stays one span."""
+        if call is None or call.iteration is None or not self.roots:
+            return None
+        last = list(self.roots.values())[-1]
+        if last.kind == AGENT and last.last_iteration is not None and \
+                call.iteration > last.last_iteration:
+            return last
+        return None
 
     def _run_root(self, execution: _Execution) -> _Span:
         while execution.parent is not None:
@@ -378,8 +408,14 @@ class _TraceBuilder:
             if finding.meaning:
                 attributes["agentfootprint.finding.meaning"] = finding.meaning
             domain = finding.short.partition(".")[0]
+            withheld = []
             for word, text in finding.words:
-                attributes[f"agentfootprint.{domain}.{_snake(word)}"] = text
+                if word in CONTENT_WORDS and not self.content:
+                    withheld.append(word)
+                else:
+                    attributes[f"agentfootprint.{domain}.{_snake(word)}"] = text
+            if withheld:
+                attributes["agentfootprint.finding.withheld"] = withheld
             span.events.append((finding.type, finding.ts, attributes))
 
     def _add_integrity(self) -> None:
@@ -665,7 +701,8 @@ _NOT_TEXT = frozenset({"traceId", "spanId", "parentSpanId", "startTimeUnixNano",
 
 def _masked(document: dict[str, Any], redactor: Any) -> dict[str, Any]:
     """``document`` with every text of the run masked, in one call to the
-    redactor (so one value gets one mask throughout the document)."""
+    redactor (so one value gets one mask throughout the document). Ids, times,
+    enums and attribute keys are the export's own, not text of the run."""
     places: list[tuple[Any, Any]] = []
 
     def collect(value: Any) -> None:
@@ -678,9 +715,7 @@ def _masked(document: dict[str, Any], redactor: Any) -> dict[str, Any]:
                 collect(item)
 
     collect(document)
-    masked = redactor.redact([holder[key] for holder, key in places])
-    if not isinstance(masked, list) or len(masked) != len(places):
-        raise TypeError("the redactor did not return one text for each text")
+    masked, _ = redactor.redact_texts([holder[key] for holder, key in places])
     for (holder, key), text in zip(places, masked):
         holder[key] = text
     return document
@@ -718,10 +753,6 @@ def _bounded_list(items: Iterable[str]) -> list[str]:
 
 
 def _snake(name: str) -> str:
-    out = []
-    for char in name:
-        if char.isupper():
-            out.append("_" + char.lower())
-        else:
-            out.append(char)
-    return "".join(out).lstrip("_")
+    """``tellLLM`` → ``tell_llm``, ``policyRuleId`` → ``policy_rule_id``."""
+    name = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
