@@ -35,6 +35,7 @@ import hashlib
 import html
 import json
 import math
+import re
 from dataclasses import dataclass
 from importlib import resources
 from time import perf_counter
@@ -425,12 +426,18 @@ def _sha256(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def script_json(data: Any) -> str:
     """``data`` as JSON safe inside a ``<script>`` element: ``<`` (so ``</script>``
     and ``<!--``), U+2028 and U+2029 are written as JSON escapes."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return (text.replace("<", "\\u003c").replace("\u2028", "\\u2028")
+    text = (text.replace("<", "\\u003c").replace("\u2028", "\\u2028")
             .replace("\u2029", "\\u2029"))
+    # A lone surrogate (a recording's "\\ud800") cannot be written as UTF-8: as its escape,
+    # the page's JSON.parse gives the script the same string the recording holds.
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def content_security_policy(script: str, style: str) -> str:
@@ -467,7 +474,7 @@ def _page_title(data: dict) -> str:
 
 def _attribute_safe(text: str) -> str:
     # The title is the one piece of recorded text outside the JSON block.
-    return html.escape(text, quote=True)
+    return html.escape(text.encode("utf-8", "replace").decode("utf-8"), quote=True)
 
 
 @dataclass(frozen=True)

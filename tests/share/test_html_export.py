@@ -122,8 +122,10 @@ def test_page_has_one_script_one_style_and_a_policy_that_allows_only_them(export
 def test_hostile_strings_cannot_leave_the_data_block():
     hostile = {"a": "</script><script>alert(1)</script>", "b": "<!-- <script>",
                "c": "line\u2028separator\u2029paragraph", "d": "</SCRIPT >", "e": "<\\/script>"}
+    hostile["f"] = "lone \ud800 surrogate"  # a recording's "\\ud800": no UTF-8 for it
     text = script_json(hostile)
     assert "<" not in text and "\u2028" not in text and "\u2029" not in text
+    text.encode("utf-8")  # writable as the page's UTF-8
     assert json.loads(text) == hostile
 
 
