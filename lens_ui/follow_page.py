@@ -37,11 +37,13 @@ from recorders.errors import RecordingError
 from lens.evidence.causes import likely_causes
 from lens.follow import ENDED, RUNNING, STOPPED, WAITING, FollowedFile
 from lens.link import FOLLOW, is_archive_path
-from lens.text import one_line
+from lens.text import markdown_literal, one_line
 from lens.timeline import MODEL, Timeline, build_timeline
 from lens.timeline_figure import timeline_figure
 from lens_ui import session
 from lens_ui.follow_config import ENV_FOLLOW, follow_folders, follow_idle_seconds
+from lens_ui.run_store import OverBudget
+from lens_ui.runs import run_in_file
 from lens_ui.sources import FollowSource
 
 POLL_SECONDS = 0.5  # how often the page looks at the file (an event on screen within ~1 s)
@@ -181,7 +183,8 @@ def follow_view(ref: str) -> None:
     try:
         followed.poll()
     except RecordingError as error:
-        st.error(f"Stopped following: {one_line(str(error), 400)}", icon=":material/error:")
+        st.error(f"Stopped following: {markdown_literal(one_line(str(error), 400))}",
+                 icon=":material/error:")
         return
     summary = followed.summary()
     status = summary.get("status", WAITING)
@@ -218,7 +221,7 @@ def follow_view(ref: str) -> None:
                  icon=":material/open_in_new:",
                  help="The run page shows what the file holds at this moment (it does not "
                       "grow there)."):
-        _open_on_run_page(ref)
+        _open_on_run_page(ref, summary.get("runId"))
 
 
 def _held(ref: str) -> _Held | None:
@@ -265,9 +268,10 @@ def _beneath_problem(folder: Path, file: str) -> str | None:
         if refused.kind == GONE:
             return None  # not written yet, or rotated away: nothing to refuse
         if refused.kind in (SYMLINK, NOT_PLAIN):
-            return (f"{one_line(file, 200)} is a symlink or lies under one; symlinks inside "
-                    "the follow folder are not followed, not read.")
-        return f"{one_line(file, 200)} cannot be read: {one_line(str(refused), 200)}"
+            return (f"{markdown_literal(one_line(file, 200))} is a symlink or lies under one; "
+                    "symlinks inside the follow folder are not followed, not read.")
+        return (f"{markdown_literal(one_line(file, 200))} cannot be read: "
+                f"{markdown_literal(one_line(str(refused), 200))}")
     finally:
         os.close(descriptor)
     try:
@@ -275,8 +279,8 @@ def _beneath_problem(folder: Path, file: str) -> str | None:
     finally:
         os.close(opened)
     if not regular:
-        return (f"{one_line(file, 200)} is not a regular file (a pipe, a socket or a device); "
-                "not read.")
+        return (f"{markdown_literal(one_line(file, 200))} is not a regular file (a pipe, a "
+                "socket or a device); not read.")
     return None
 
 
@@ -289,7 +293,7 @@ def _counts_line(summary: dict) -> str:
              f"{summary.get('modelCalls', 0)} model calls",
              f"{summary.get('toolCalls', 0)} tool calls{failed_text}"]
     if run_id:
-        parts.append("run " + one_line(str(run_id), 60))
+        parts.append("run " + markdown_literal(one_line(str(run_id), 60)))  # a caption is Markdown
     if runs > 1:
         parts.append(f"the newest of {runs} runs in the file")
     return " · ".join(parts)
@@ -361,7 +365,8 @@ def _switch_to_full_recording(ref: str, run_id: object) -> bool:
         return False
     st.session_state[SWITCH_TO] = f"{label}/{candidate}"
     st.session_state[NOTICE] = (f"The run ended and the file sink wrote its full recording "
-                                f"({one_line(candidate, 120)}): following it now, steps and all.")
+                                f"({markdown_literal(one_line(candidate, 120))}): following it "
+                                "now, steps and all.")
     return True
 
 
@@ -382,12 +387,19 @@ def _is_regular_beneath(folder: Path, file: str) -> bool:
         os.close(opened)
 
 
-def _open_on_run_page(ref: str) -> None:
+def _open_on_run_page(ref: str, run_id: object) -> None:
+    """The file as it is now on the run page, on the run followed (a stream
+    may hold several)."""
     label, _, file = ref.partition("/")
     try:
         source, _ = FollowSource.now(label, file)
-    except (KeyError, OSError):
-        st.error("The file cannot be read now.", icon=":material/error:")
+        if isinstance(run_id, str):
+            source = run_in_file(source, run_id) or source
+    except (KeyError, OSError, RecordingError, OverBudget) as error:
+        reason = str(error) if isinstance(error, (RecordingError, OverBudget)) else \
+            "it cannot be read now"
+        st.error(f"Cannot open the file on the run page: {markdown_literal(one_line(reason, 300))}.",
+                 icon=":material/error:")
         return
     session.choose_run(source)
     st.switch_page("lens_app.py")

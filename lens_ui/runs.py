@@ -30,7 +30,7 @@ from recorders import loading
 from recorders.bug_report import checked_entries, is_zip
 from recorders.errors import RecordingError
 from recorders.evidence import EvidenceIndex, StepMap
-from recorders.loading import Recording, gunzip
+from recorders.loading import LoadedFile, Recording, gunzip
 from recorders.precheck import precheck
 from recorders.projections import PROFILES, Projection
 from lens.arrows import ArrowDiagram
@@ -70,13 +70,19 @@ class FileFacts:
     notes: tuple[str, ...] = ()  # plain sentences of the loader about the file
 
 
-def file_facts(loaded: Any) -> FileFacts:
-    """The facts of a :class:`recorders.loading.LoadedFile`."""
+def file_facts(loaded: LoadedFile) -> FileFacts:
+    """The facts of a loaded file; a bug report's own notes and warnings
+    (its manifest's) join the loader's."""
     report = loaded.report if isinstance(loaded.report, dict) else {}
     words = tuple((label, report[name]) for name, label in REPORT_FIELDS
                   if isinstance(report.get(name), str) and report[name].strip())
+    notes = list(loaded.notes)
+    for name, said in (("notes", "the report notes"), ("warnings", "the report warns")):
+        listed = report.get(name)
+        if isinstance(listed, list):
+            notes += [f"{said}: {text}" for text in listed]
     return FileFacts(loaded.kind, tuple(runs_in_file(loaded.runs)), words,
-                     tuple(note for note in loaded.notes if isinstance(note, str)))
+                     tuple(note for note in notes if isinstance(note, str)))
 
 
 @dataclass(frozen=True)
@@ -253,7 +259,7 @@ def _facts_again(source: RunSource, run: OpenRun) -> FileFacts:
     return FileFacts(run.recording.source_kind, tuple(runs_in_file([run.recording])))
 
 
-def load_file(raw: bytes, *, limit: int) -> Any:
+def load_file(raw: bytes, *, limit: int) -> LoadedFile:
     """The one loader (every kind of file; a zip bounded by ``limit``)."""
     return loading.load_file(raw, limit=limit)
 

@@ -181,3 +181,19 @@ def test_a_run_page_link_to_a_symlink_in_the_follow_folder_is_refused(folder, tm
     assert run.session_state[session.RUN].kind == "sample"
     assert any("symlink" in i.value for i in run.info)
     assert "follow" not in run.query_params
+
+
+def test_recording_text_on_the_page_is_shown_as_written_never_as_markup(folder):
+    hostile = "![x](http://127.0.0.1:9/leak.png) *run* <b>r</b>"
+    changed = []
+    for line in lines()[:14]:
+        event = json.loads(line)
+        event["meta"]["runId"] = hostile
+        changed.append(json.dumps(event).encode() + b"\n")
+    (folder / "events.ndjson").write_bytes(b"".join(changed))
+    at = page()
+    line = counts(at)  # a caption is Markdown: each of its marks must come escaped
+    shown = line[line.index(" · run ") + len(" · run "):]
+    for mark in "![]()*<>":
+        assert all(shown[at - 1] == "\\" for at, ch in enumerate(shown) if ch == mark), shown
+    assert shown.replace("\\", "") == hostile
