@@ -30,6 +30,7 @@ import gzip
 import io
 import json
 import os
+import re
 import sys
 import tempfile
 import zipfile
@@ -148,13 +149,13 @@ def _redact_plain(data: bytes, redactor: Redactor) -> tuple[bytes, Report, list[
         style = JsonStyle.of(body)
         redacted, report = redactor.redact(document)
         out = style.dumps(redacted)
-        return ((_BOM if bom else "") + out).encode("utf-8", "surrogatepass"), report, []
+        return _utf8_bytes((_BOM if bom else "") + out), report, []
     events, notes = _stream_events(body)
     plan = redactor.plan([events])
     redacted, report = plan.apply(events)
     with parsing(_RECURSION_LIMIT):
         lines = "".join(_compact(event) + "\n" for event in redacted)
-    return ((_BOM if bom else "") + lines).encode("utf-8", "surrogatepass"), report, notes
+    return _utf8_bytes((_BOM if bom else "") + lines), report, notes
 
 
 _NOT_JSON = object()
@@ -219,6 +220,19 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+_LONE_HALF = re.compile("[\ud800-\udfff]")
+
+
+def _utf8_bytes(text: str) -> bytes:
+    """``text`` as UTF-8; half of a surrogate pair (``JSON.stringify`` writes one
+    from a string cut inside an emoji) has no UTF-8 form and stays an escape, as
+    it was in the input. Only JSON strings can hold one, where the escape is valid."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_HALF.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
+
+
 def _utf8(data: bytes) -> str:
     try:
         return data.decode("utf-8")
@@ -269,7 +283,7 @@ def _redact_zip(data: bytes, redactor: Redactor) -> tuple[bytes, Report, list[st
             redacted, report = plan.apply(value)
             places.update(report.places)
             body = style.dumps(redacted) if style is not None else redacted
-            written.writestr(member, body.encode("utf-8", "surrogatepass"))
+            written.writestr(member, _utf8_bytes(body))
     return out.getvalue(), plan.report(places), []
 
 

@@ -97,8 +97,9 @@ PATTERN_SECONDS = 5.0
 # A value found once is also masked wherever else it occurs, when at least this long
 # (shorter ones, e.g. a 3-character password, are masked only where they were found).
 MIN_ELSEWHERE_CHARS = 4
-# The shortest cut-off start of a value masked in a shortened summary (``alic…``).
-MIN_CUT_CHARS = 4
+# The shortest cut-off start of a value masked in a shortened summary (``alice.…``);
+# shorter, it is as likely a name or a word as a cut value.
+MIN_CUT_CHARS = 6
 _RECURSION_LIMIT = 10_100  # as the loader's (recorders.loading.PARSE_RECURSION_LIMIT)
 
 # ─── What is structural ────────────────────────────────────────────────
@@ -190,9 +191,18 @@ _SECRET_NAMES = frozenset({
 })
 
 
+_SECRET_NAME_SEPARATORS = re.compile(r"[-_.\s]")
+_secret_name_memo: dict[str, bool] = {}
+
+
 def is_secret_name(key: str) -> bool:
     """A JSON member whose value is a secret by its name (``api_key``, ``Password``…)."""
-    return len(key) <= 40 and re.sub(r"[-_.\s]", "", key).lower() in _SECRET_NAMES
+    known = _secret_name_memo.get(key)
+    if known is None:
+        known = len(key) <= 40 and _SECRET_NAME_SEPARATORS.sub("", key).lower() in _SECRET_NAMES
+        if len(_secret_name_memo) < 100_000:  # a run has a few hundred field names
+            _secret_name_memo[key] = known
+    return known
 
 
 _FILE_SUFFIXES = frozenset({"png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "bmp", "js",
@@ -315,6 +325,8 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         accept=_national_phone_ok),
 )
 _HAS_DIGITS = re.compile(r"\d\D?\d")
+_ELLIPSIS = re.compile(r"\u2026|\.\.\.")
+_MAX_CUTS = 50  # ellipses looked behind in one text
 _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _CARD_INTEGER_DIGITS = range(15, 20)
 
@@ -494,7 +506,7 @@ class Plan:
         self.masks = masks         # value -> mask, in order of first appearance
         self._kinds = kinds        # value -> kind
         self._nested = nested      # JSON text -> (its parsed value, its context)
-        self._memo: dict[str, tuple[str, Counter]] = {}
+        self._memo: dict[str, tuple[str, Counter | None]] = {}  # text -> masked, counts
         # Each value long enough to look for elsewhere, and its percent-encoded forms.
         self._forms: dict[str, str] = {}
         for value in masks:
@@ -503,6 +515,10 @@ class Plan:
                     self._forms.setdefault(form, value)
                 self._forms[value] = value
         self._elsewhere = _literal_pattern(self._forms)
+        # Their JSON-escaped forms (``dave\\u0040example.com`` in JSON text, or in
+        # a cut-off summary of JSON text that cannot be parsed), looked for only in
+        # texts holding a backslash.
+        self._escaped = _escaped_pattern(v for v in masks if len(v) >= MIN_ELSEWHERE_CHARS)
         self._cut_values = [v for v in masks if len(v) > MIN_CUT_CHARS]
 
     def apply(self, document: Any, *, root: bool = True) -> tuple[Any, Report]:
@@ -510,6 +526,8 @@ class Plan:
         the document is a whole file (its top is read as a recording, envelope,
         Trace…); False for a piece of one."""
         places: Counter = Counter()
+        if not self.masks:  # nothing to mask: the document as it is
+            return document, self.report(places)
         with parsing(_RECURSION_LIMIT):
             result = self._rewrite(document, _ROOT if root else _CONTENT, places)
         return result, self.report(places)
@@ -543,10 +561,14 @@ class Plan:
             out: dict = {}
             for key, member in value.items():
                 inner = _member_context(context, key) if key.__class__ is str else _CONTENT
-                if (inner == _CONTENT and member.__class__ is str and member in self.masks
-                        and is_secret_name(key)):
-                    new = self.masks[member]  # a secret by its name: all of it
-                    places[self._kinds[member]] += 1
+                if member.__class__ is str:
+                    if inner == _STRUCTURAL:
+                        new = member
+                    elif inner == _CONTENT and member in self.masks and is_secret_name(key):
+                        new = self.masks[member]  # a secret by its name: all of it
+                        places[self._kinds[member]] += 1
+                    else:
+                        new = self._text(member, places)
                 else:
                     new = self._rewrite(member, inner, places)
                 if keys_are_data and key.__class__ is str:
@@ -559,7 +581,8 @@ class Plan:
             if context == _STRUCTURAL:
                 return value
             inner = _item_context(context)
-            return [self._rewrite(item, inner, places) for item in value]
+            return [self._text(item, places) if item.__class__ is str
+                    else self._rewrite(item, inner, places) for item in value]
         if kind is int and context in (_CONTENT, _PAYLOAD) and value > 0:
             text = str(value)
             if len(text) in _CARD_INTEGER_DIGITS and text in self.masks:
@@ -570,30 +593,33 @@ class Plan:
     def _text(self, text: str, places: Counter) -> str:
         done = self._memo.get(text)
         if done is None:
-            done = self._mask(text)
-            self._memo[text] = done
-        places.update(done[1])
+            done = self._memo[text] = self._mask(text)
+        if done[1] is not None:
+            places.update(done[1])
         return done[0]
 
-    def _mask(self, text: str) -> tuple[str, Counter]:
+    def _mask(self, text: str) -> tuple[str, Counter | None]:
         spans = list(self._spans.get(text, ()))
-        if self._elsewhere is not None:
-            for match in self._elsewhere.finditer(text):
+        for pattern in (self._elsewhere, self._escaped if "\\" in text else None):
+            if pattern is None:
+                continue
+            for match in pattern.finditer(text):
                 start, end = match.span()
                 found = match.group()
-                if ((found[0].isalnum() and start and text[start - 1].isalnum())
+                if ((found[0].isalnum() and start and text[start - 1].isalnum()
+                     and not _PERCENT_ESCAPE.match(text, start - 3))
                         or (found[-1].isalnum() and end < len(text) and text[end].isalnum())):
                     continue  # inside a longer word or number: not this value
-                value = self._forms[found]
-                spans.append((start, end, self._kinds[value]))
+                spans.append((start, end, self._kinds[self._value_of(found)]))
         spans = _resolve(spans)
         masks = [self._value_mask(text[start:end]) for start, end, _ in spans]
-        cut = self._cut_span(text, spans)
-        if cut is not None:
-            spans.append(cut[0])
-            masks.append(cut[1])
+        if self._cut_values and ("\u2026" in text or "..." in text):
+            cuts = self._cut_spans(text, spans)
+            if cuts:
+                spans, masks = map(list, zip(*sorted(
+                    [*zip(spans, masks), *(((a, b, k), m) for a, b, k, m in cuts)])))
         if not spans:
-            masked, counts = text, Counter()
+            masked, counts = text, None
         else:
             counts = Counter(kind for _, _, kind in spans)
             pieces = []
@@ -609,22 +635,35 @@ class Plan:
             masked, counts = self._nested_json(masked, counts, *nested)
         return masked, counts
 
+    def _value_of(self, found: str) -> str:
+        """The value a found form stands for: itself, percent-encoded or JSON-escaped."""
+        value = self._forms.get(found)
+        return value if value is not None else self._forms[json_unescaped(found)]
+
     def _value_mask(self, found: str) -> str:
         mask = self.masks.get(found)
-        return mask if mask is not None else self.masks[self._forms[found]]
+        return mask if mask is not None else self.masks[self._value_of(found)]
 
-    def _cut_span(self, text: str, spans: list) -> tuple[tuple[int, int, str], str] | None:
-        """A value's start cut off where a shortened summary ends (``…`` or ``...``)."""
-        for ellipsis in ("\u2026", "..."):
-            if text.endswith(ellipsis):
-                stem_end = len(text) - len(ellipsis)
-                break
-        else:
-            return None
-        floor = spans[-1][1] if spans else 0
+    def _cut_spans(self, text: str, spans: list[tuple[int, int, str]]
+                   ) -> list[tuple[int, int, str, str]]:
+        """Values whose start was cut off where a shortened text says so (``…`` or
+        ``...``, at its end or not): (start, end, kind, mask) for each."""
+        found: list[tuple[int, int, str, str]] = []
+        ends = [m.start() for m in _ELLIPSIS.finditer(text, 0)][:_MAX_CUTS]
+        for stem_end in ends:
+            if any(start < stem_end <= end for start, end, _ in spans):
+                continue  # inside something masked already
+            floor = max((end for _, end, _ in spans if end <= stem_end), default=0)
+            best = self._cut_before(text, stem_end, floor)
+            if best is not None:
+                start, value = best
+                found.append((start, stem_end, self._kinds[value], self.masks[value]))
+        return found
+
+    def _cut_before(self, text: str, stem_end: int, floor: int) -> tuple[int, str] | None:
+        """The earliest start of a value's beginning that ends at ``stem_end``."""
         best: tuple[int, str] | None = None
         for value in self._cut_values:
-            # Where the value's first character could start a cut ending at stem_end.
             start = max(floor, stem_end - len(value) + 1)
             while True:
                 start = text.find(value[0], start, stem_end - MIN_CUT_CHARS + 1)
@@ -637,13 +676,10 @@ class Plan:
                         best = (start, value)
                     break
                 start += 1
-        if best is None:
-            return None
-        start, value = best
-        return (start, stem_end, self._kinds[value]), self.masks[value]
+        return best
 
-    def _nested_json(self, masked: str, counts: Counter, parsed: Any, context: int
-                     ) -> tuple[str, Counter]:
+    def _nested_json(self, masked: str, counts: Counter | None, parsed: Any, context: int
+                     ) -> tuple[str, Counter | None]:
         """JSON text: masked as text when that masks all its parsed values would;
         otherwise (an escaped value, a mask across its syntax) written anew from them."""
         inner: Counter = Counter()
@@ -654,15 +690,44 @@ class Plan:
             same = False
         if same:
             return masked, counts
-        return json.dumps(rewritten, ensure_ascii=False, separators=(",", ":")), inner
+        return json.dumps(rewritten, ensure_ascii=False, separators=(",", ":")), inner or None
 
 
 def _encodings(value: str) -> set[str]:
     """How a value may be written percent-encoded in a URL or a form."""
-    forms = {quote(value, safe=""), quote(value, safe="!~*'()"),
-             quote(value, safe="@:/+=&;,$!~*'()?#"), quote_plus(value, safe="")}
+    # A lone surrogate half has no UTF-8 form: its bytes as Python would write them.
+    forms = {quote(value, safe=safe, errors="surrogatepass")
+             for safe in ("", "!~*'()", "@:/+=&;,$!~*'()?#")}
+    forms.add(quote_plus(value, safe="", errors="surrogatepass"))
     lower = {re.sub(r"%[0-9A-F]{2}", lambda m: m.group().lower(), f) for f in forms}
     return {f for f in forms | lower if f != value}
+
+
+_JSON_ESCAPE = re.compile(r"\\+(?:u([0-9A-Fa-f]{4})|(/))")
+
+
+def json_unescaped(text: str) -> str:
+    """``text`` with JSON's ``\\uXXXX`` and ``\\/`` escapes undone (also when their
+    backslash was escaped again, in JSON text inside JSON text)."""
+    return _JSON_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)) if m.group(1) else "/", text)
+
+
+def _escaped_pattern(values: Iterable[str]) -> re.Pattern | None:
+    """Any of ``values`` with any of its other-than-alphanumeric characters written as
+    a JSON escape (``\\u0040`` or ``\\/``); the plain form is :func:`_literal_pattern`'s."""
+    pieces = []
+    for value in sorted(values, key=len, reverse=True):
+        if value.isalnum():
+            continue
+        chars = []
+        for char in value:
+            if char.isalnum():
+                chars.append(re.escape(char))
+            else:
+                slash = r"|\\+/" if char == "/" else ""
+                chars.append(f"(?:{re.escape(char)}|\\\\+(?i:u{ord(char):04x}){slash})")
+        pieces.append("".join(chars))
+    return re.compile("|".join(pieces)) if pieces else None
 
 
 def _literal_pattern(values: Iterable[str]) -> re.Pattern | None:
@@ -768,9 +833,12 @@ class _Scan:
         self.nested: dict[str, tuple[Any, int]] = {}
 
     def walk(self, value: Any, context: int) -> None:
+        # Strings are most of a run and repeat (histories are copied into every
+        # step): a text already met is passed over here, without a call.
+        texts = self.texts
         kind = value.__class__
         if kind is str:
-            if context != _STRUCTURAL:
+            if context != _STRUCTURAL and (value not in texts or self.decoded_only):
                 self.text(value)
         elif kind is dict:
             if context == _STRUCTURAL:
@@ -780,19 +848,28 @@ class _Scan:
             for key, member in value.items():
                 if key.__class__ is not str:
                     continue
-                if keys_are_data:
+                if keys_are_data and (key not in texts or self.decoded_only):
                     self.text(key)
                 inner = _member_context(context, key)
-                if (inner == _CONTENT and member.__class__ is str and member
-                        and is_secret_name(key)):
-                    self.forced.setdefault(member, "key")
-                self.walk(member, inner)
+                if member.__class__ is str:
+                    if inner == _STRUCTURAL:
+                        continue
+                    if inner == _CONTENT and member and is_secret_name(key):
+                        self.forced.setdefault(member, "key")
+                    if member not in texts or self.decoded_only:
+                        self.text(member)
+                else:
+                    self.walk(member, inner)
         elif kind is list:
             if context == _STRUCTURAL:
                 return
             inner = _item_context(context)
             for item in value:
-                self.walk(item, inner)
+                if item.__class__ is str:
+                    if item not in texts or self.decoded_only:
+                        self.text(item)
+                else:
+                    self.walk(item, inner)
         elif kind is int and context in (_CONTENT, _PAYLOAD) and value > 0:
             text = str(value)
             if len(text) in _CARD_INTEGER_DIGITS and _card_ok(text):
@@ -814,8 +891,13 @@ class _Scan:
                 context = _ROOT if _is_nested_run(parsed) else _CONTENT
                 self.nested[text] = (parsed, context)
                 self.walk(parsed, context)
+        decodings = []
+        if "\\" in text:
+            decodings.append(json_unescaped(text))
         if "%" in text and _PERCENT_ESCAPE.search(text):
-            for decoded in (unquote(text), unquote_plus(text)):
+            decodings += (unquote(text), unquote_plus(text))
+        if decodings:
+            for decoded in decodings:
                 if decoded != text and decoded not in self.texts:
                     self.text(decoded)
                     self.decoded_only.add(decoded)

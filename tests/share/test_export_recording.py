@@ -262,3 +262,16 @@ def test_a_backtracking_pattern_exits_2_naming_it(tmp_path, capsys, monkeypatch)
     assert code == 2 and err.count("\n") == 1
     assert "(a+)+$" in err and "took more than 1 s" in err
     assert not (tmp_path / "out.json").exists()
+
+
+def test_half_surrogate_pairs_stay_escapes(tmp_path):
+    from lone_halves import poisoned_bytes
+    from planted_secrets import planted_document
+
+    data = poisoned_bytes(planted_document())
+    exported = export_recording(data, Redactor())
+    exported.data.decode("utf-8")  # valid UTF-8
+    assert b"\\ud83d" in exported.data
+    assert_no_secret(exported.data)
+    assert [len(r.typed_events) for r in load_file(exported.data).runs] == \
+        [len(r.typed_events) for r in load_file(data).runs]

@@ -234,3 +234,22 @@ def test_builtin_patterns_take_linear_time_on_hostile_text():
     started = time.monotonic()
     Redactor().redact(hostile)
     assert time.monotonic() - started < 20
+
+
+def test_escaped_values_in_json_text_cut_short():
+    # A summary of a tool's JSON result, cut before its end: not JSON any more.
+    document = {"summary": '{"to":"dave\\u0040example.com","url":"https:\\/\\/x.test\\/a?k=1","n\u2026',
+                "again": "dave@example.com"}
+    redacted, _ = Redactor().redact(document)
+    assert redacted["summary"] == '{"to":"[email 1]","url":"https:\\/\\/x.test\\/a?k=1","n\u2026'
+    assert redacted["again"] == "[email 1]"
+
+
+def test_a_cut_value_is_masked_before_any_ellipsis():
+    redacted, _ = Redactor().redact({"a": "write to alice.smith@example.com",
+                                     "b": "write to alice.smi\u2026 (shortened)",
+                                     "c": "alice was here... fine",
+                                     "d": "thanks, alice..."})
+    assert redacted["b"] == "write to [email 1]\u2026 (shortened)"
+    # A start shorter than six characters is a name as likely as a cut address.
+    assert redacted["c"] == "alice was here... fine" and redacted["d"] == "thanks, alice..."
