@@ -6,6 +6,15 @@
 - ``runs DIR [--where PREDICATE] [--order-by EXPR] [--limit N] [--json]``: list
   runs (a table, or JSON objects with every ``runs`` column).
 - ``sql DIR "SELECT …"``: one read-only query, rows as JSON.
+- ``causes DIR [--where PREDICATE] [--json]``: every run's likely causes
+  grouped by signature, largest group first (:mod:`archive.causes`).
+- ``label DIR --file REL --add LABEL [--note TEXT] [--step PATH:N]`` or
+  ``--remove LABEL``: mark a run (or one step) for later; ``runs --label``
+  lists the runs that carry one (:mod:`archive.labels`).
+- ``export DIR --label LABEL -o OUT.jsonl [--redact …]``: the labelled runs
+  as a dataset, one JSON line each (:mod:`archive.dataset`).
+- ``nearest DIR --file REL [--cause N]``: the nearest run of the same agent
+  without the failing run's cause, to compare with (:mod:`archive.nearest`).
 
 ``runs`` and ``sql`` read the DuckDB index of DIR (``--db`` to name another
 file) or, with ``--parquet URL`` and no DIR, the Parquet datasets the Dask
@@ -21,6 +30,7 @@ import argparse
 import os
 import sys
 import time
+from collections import Counter
 from typing import Any, Callable
 
 from recorders.cli import ArgumentParser, UsageError
@@ -31,8 +41,10 @@ from archive.query import DEFAULT_LIMIT, DEFAULT_ORDER, LIMIT_SETTINGS, QueryLim
 from archive.query import open_folder_index, open_parquet, process_memory_cap, runs_sql, select
 
 NAME = "archive"
-HELP = "index a folder of saved runs and query it (index, runs, sql)"
+HELP = ("index a folder of saved runs and query it (index, runs, sql, causes, label, export, "
+        "nearest)")
 ENGINES = ("embedded", "dask")
+CAUSE_COLUMNS = ("runs", "severity", "kind", "subject", "text", "lastSeen")
 TABLE_COLUMNS = ("started_at", "agent", "complete", "failed_tool_calls", "input_tokens",
                  "output_tokens", "duration_ms", "file")
 
@@ -61,6 +73,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     runs.add_argument("--limit", type=int, default=DEFAULT_LIMIT,
                       help=f"most rows to list (default {DEFAULT_LIMIT}; 0 for all)")
     runs.add_argument("--json", action="store_true", help="JSON objects with every column")
+    runs.add_argument("--label", help="only runs whose current content carries this label")
+
+    causes = actions.add_parser("causes", help="likely causes across runs, grouped, largest first")
+    _source_arguments(causes)
+    _limit_arguments(causes)
+    causes.add_argument("dir", nargs="?", help="the indexed folder (omit with --parquet)")
+    causes.add_argument("--where", help='one SQL expression over runs, e.g. "agent = \'refunds\'"')
+    causes.add_argument("--json", action="store_true", help="the groups as JSON")
+
+    label = actions.add_parser("label", help="put a label (and a note) on a run, or take it off")
+    label.add_argument("dir", help="the indexed folder")
+    label.add_argument("--db", help="the DuckDB index file (default: the folder's own)")
+    label.add_argument("--file", required=True, help="the run file, relative to the folder")
+    change = label.add_mutually_exclusive_group(required=True)
+    change.add_argument("--add", metavar="LABEL", help='e.g. "wrong answer"')
+    change.add_argument("--remove", metavar="LABEL", help="take this label off")
+    label.add_argument("--note", help="a note to keep with the label (with --add)")
+    label.add_argument("--step", metavar="PATH:N",
+                       help="label one step: its scope and number from 1, e.g. __root__:3")
+
+    export = actions.add_parser("export", help="the runs carrying a label, as JSON lines")
+    export.add_argument("dir", help="the indexed folder")
+    export.add_argument("--db", help="the DuckDB index file (default: the folder's own)")
+    export.add_argument("--label", required=True, help="export the runs carrying this label")
+    export.add_argument("-o", "--out", required=True, help="the .jsonl file to write")
+    export.add_argument("--redact", action="store_true",
+                        help="mask keys, e-mail addresses, card and phone numbers (see README)")
+    export.add_argument("--redact-pattern", action="append", default=[], metavar="REGEX",
+                        help="also mask what this expression matches (repeatable)")
+
+    nearest = actions.add_parser("nearest", help="the nearest run of the same agent without "
+                                                 "a failing run's cause")
+    nearest.add_argument("dir", help="the indexed folder")
+    nearest.add_argument("--db", help="the DuckDB index file (default: the folder's own)")
+    nearest.add_argument("--file", required=True, help="the failing run, relative to the folder")
+    nearest.add_argument("--cause", type=int, metavar="N",
+                         help="which of its causes, numbered from 0 as `causes` lists them "
+                              "(default: its first error)")
 
     sql = actions.add_parser("sql", help="one read-only SQL query over the tables",
                              usage="%(prog)s [--db FILE | --parquet URL] [DIR] QUERY")
@@ -146,8 +196,19 @@ def _index(args: argparse.Namespace) -> Any:
 
 def _runs(args: argparse.Namespace) -> Any:
     limits = query_limits(args)
+    if args.label is not None and args.parquet:
+        raise UsageError("labels live in the embedded index: give DIR (or --db), not --parquet")
     with _connection(args, args.dir, limits) as con, process_memory_cap(limits):
-        rows = select(con, runs_sql(con, args.where, args.order_by, args.limit), limits=limits)
+        if args.label is None:
+            rows = select(con, runs_sql(con, args.where, args.order_by, args.limit),
+                          limits=limits)
+        else:  # the labelled contents are few: filtered here, the order kept
+            from archive.labels import LabelStore
+
+            carrying = set(LabelStore(con, writable=False).labelled(args.label))
+            rows = [row for row in select(con, runs_sql(con, args.where, args.order_by, None),
+                                          limits=limits) if row.get("sha256") in carrying]
+            rows = rows[:args.limit] if args.limit else rows
     if args.json:
         return rows
     print_table(rows)
@@ -189,23 +250,116 @@ def _connection(args: argparse.Namespace, folder: str | None, limits: QueryLimit
     return open_folder_index(folder, args.db, limits)
 
 
+def _causes(args: argparse.Namespace) -> Any:
+    from archive.causes import cause_groups
+
+    limits = query_limits(args)
+    with _connection(args, args.dir, limits) as con, process_memory_cap(limits):
+        groups = cause_groups(con, args.where, limits)
+    if args.json:
+        return groups
+    print_table(groups, CAUSE_COLUMNS, "groups")
+    return 0
+
+
+def _label(args: argparse.Namespace) -> Any:
+    from archive.database import default_db_path
+    from archive.labels import LabelStore, parse_step
+
+    if args.note is not None and args.add is None:
+        raise UsageError("--note goes with --add")
+    step = parse_step(args.step) if args.step else None
+    db = args.db or default_db_path(args.dir)
+    with LabelStore.open(db) as store:
+        found = store.connection.execute(
+            'SELECT sha256 FROM "runs" WHERE file = ?', [args.file]).fetchone()
+        if found is None:
+            raise ArchiveError(f"{args.file!r} is not a run of the index {db} (index the folder "
+                               "first, or check the path)")
+        sha = found[0]
+        if args.add is not None:
+            store.add(sha, args.add, file=args.file, note=args.note, step=step)
+        elif not store.remove(sha, args.remove, step=step):
+            raise ArchiveError(f"{args.file!r} does not carry the label {args.remove!r}"
+                               + (f" on step {args.step}" if step else ""))
+        current, earlier = store.labels_of_file(args.file, sha)
+    return {"file": args.file, "sha256": sha, "labels": _label_rows(current),
+            "earlierContent": _label_rows(earlier)}
+
+
+def _label_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    from archive.query import json_value
+
+    return [{"label": r["label"], "note": r["note"],
+             "step": None if r["step_index"] is None else
+             {"path": json_value(r["step_path"]), "index": r["step_index"]},
+             "labelledAt": json_value(r["labelled_at"])} for r in rows]
+
+
+def _export(args: argparse.Namespace) -> Any:
+    from archive.dataset import dataset_lines, write_jsonl
+
+    redactor = None
+    if args.redact or args.redact_pattern:
+        from lens.share.redaction import RedactionError, Redactor
+
+        try:
+            redactor = Redactor(patterns=args.redact_pattern, builtin=args.redact)
+        except RedactionError as error:
+            raise UsageError(str(error)) from None
+    limits = query_limits(args)
+    with open_folder_index(args.dir, args.db, limits) as con:
+        lines, notes = dataset_lines(con, args.dir, args.label, limits)
+    masked: dict[str, int] = {}
+    if redactor is not None and lines:
+        plan = redactor.plan(lines, root=False)  # one plan: a value has one mask on every line
+        places: Counter = Counter()
+        redacted = []
+        for line in lines:
+            line, report = plan.apply(line, root=False)
+            redacted.append(line)
+            places.update(report.places)
+        lines = redacted
+        report = plan.report(places)
+        masked = report.counts
+        print(f"redaction: {report.summary()}", file=sys.stderr)
+    written = write_jsonl(lines, args.out)
+    for note in notes:
+        print(note, file=sys.stderr)
+    answer: dict[str, Any] = {"label": args.label, "runs": written, "out": args.out,
+                              "leftOut": notes}
+    if redactor is not None:
+        answer["masked"] = masked
+    return answer
+
+
+def _nearest(args: argparse.Namespace) -> Any:
+    from archive.nearest import nearest_good_run
+
+    limits = query_limits(args)
+    with open_folder_index(args.dir, args.db, limits) as con:
+        return nearest_good_run(con, args.file, args.cause, limits)
+
+
 _COMMANDS: dict[str, Callable[[argparse.Namespace], Any]] = {
-    "index": _index, "runs": _runs, "sql": _sql}
+    "index": _index, "runs": _runs, "sql": _sql, "causes": _causes, "label": _label,
+    "export": _export, "nearest": _nearest}
 
 
 # ─── terminal output ───────────────────────────────────────────────────
 
 
-def print_table(rows: list[dict[str, Any]]) -> None:
-    """A few columns of each run as aligned text; recording text is made inert
+def print_table(rows: list[dict[str, Any]], columns: tuple[str, ...] = TABLE_COLUMNS,
+                what: str = "runs") -> None:
+    """A few columns of each row as aligned text; recording text is made inert
     (control characters replaced) before it reaches the terminal."""
-    cells = [[_cell(row.get(c)) for c in TABLE_COLUMNS] for row in rows]
-    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(TABLE_COLUMNS)]
+    cells = [[_cell(row.get(c)) for c in columns] for row in rows]
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
     out = sys.stdout
-    out.write("  ".join(c.ljust(w) for c, w in zip(TABLE_COLUMNS, widths)).rstrip() + "\n")
+    out.write("  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip() + "\n")
     for row in cells:
         out.write("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() + "\n")
-    out.write(f"({len(rows)} runs)\n")
+    out.write(f"({len(rows)} {what})\n")
 
 
 def _cell(value: Any) -> str:

@@ -42,6 +42,9 @@ from lens.scopes import ROOT
 RUN, UNREADABLE, NOT_A_RUN = "run", "unreadable", "not-a-run"
 UNSTORABLE_GAP = "not-stored-as-recorded"  # a value past its column's type (archive.storable)
 SHORT_TEXT_CHARS = 500
+PARALLEL = "Parallel"  # composition.enter kind of a Parallel
+# Said before a root Parallel's branch answers when the merged answer is not recorded.
+BRANCH_ANSWERS_NOTE = "[the merged answer is not recorded; each branch's answer follows]"
 CAUSES_PROFILE = "lens"  # the projection the run page opens on, whose steps causes link to
 
 
@@ -278,6 +281,8 @@ class _TypedWalk:
         self.user_message: str | None = None
         self.root_answer: str | None = None
         self.root_composition: str | None = None
+        self.root_kind: str | None = None  # the root composition's kind: Parallel, Sequence…
+        self.branch_answers: list[str] = []  # a root Parallel's branches' answers, in order
         self.configured_agent: str | None = None
         self.first_path_agent: str | None = None
         self.fatal_error: str | None = None
@@ -310,12 +315,20 @@ class _TypedWalk:
             self.user_message = _text(_obj(payload).get("userPrompt"))
 
     def _turn_end(self, payload: Any, meta: Any) -> None:
-        if _is_root(meta):
-            self.root_answer = _text(_obj(payload).get("finalContent"))
+        if not _is_root(meta):
+            return
+        answer = _text(_obj(payload).get("finalContent"))
+        if self.root_kind == PARALLEL:
+            # A branch's agent reports under the Parallel's path: one answer of several.
+            if answer is not None:
+                self.branch_answers.append(answer)
+        else:
+            self.root_answer = answer
 
     def _composition_enter(self, payload: Any, meta: Any) -> None:
         if self.root_composition is None and _is_root(meta):
             self.root_composition = _text(_obj(payload).get("id"))
+            self.root_kind = _text(_obj(payload).get("kind"))
 
     def _run_configured(self, payload: Any, meta: Any) -> None:
         if self.configured_agent is None and _is_root(meta):
@@ -334,6 +347,15 @@ def _agent(recording: Recording, walk: _TypedWalk) -> str | None:
 
 
 def _final_answer(walk: _TypedWalk, exit_payload: Any) -> str | None:
+    """The answer the run returned: the root agent's last turn; for a root
+    Parallel, the merged answer it returned (the run's exit), else every
+    branch's answer, said so; else the run's exit when it is text."""
+    if walk.root_kind == PARALLEL:
+        if isinstance(exit_payload, str):
+            return exit_payload
+        if walk.branch_answers:
+            return (f"{BRANCH_ANSWERS_NOTE}\n\n" + "\n\n".join(walk.branch_answers))
+        return None
     if walk.root_answer is not None:
         return walk.root_answer
     return exit_payload if isinstance(exit_payload, str) else None

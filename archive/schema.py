@@ -157,8 +157,8 @@ CAUSES = Table("causes", "one row per likely cause of a run, as the run page lis
            "`#`: runs that failed the same way share kind, subject and signature"),
     Column("headline", "VARCHAR", "the cause in one line, as the run page shows it"),
     Column("why", "VARCHAR", "why it may explain the answer, in one line"),
-    Column("step_path", "VARCHAR[]", "the scope of the step that shows it (lens projection; "
-           "empty for the root), null when no step does"),
+    Column("step_path", "VARCHAR[]", "the scope of the step that shows it (lens projection, "
+           "`__root__` first), null when no step does"),
     Column("step_index", "INTEGER", "0-based index of that step in its scope"),
     Column("event_index", "INTEGER", "the first typed event it rests on (position in the "
            "recording's `events`)"),

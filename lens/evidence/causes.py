@@ -106,7 +106,9 @@ def _name(value: object) -> str:
 def _tool_failures(index: EvidenceIndex, step_map: StepMap | None,
                    served: frozenset[int]) -> list[LikelyCause]:
     causes = []
-    for tool in index.shown_tools():
+    # Every run of the file: a tool that failed before a pause is still why the
+    # run went as it did (its link says no step shows it), as for the verdicts.
+    for tool in index.tool_calls:
         if not tool.failed and tool.ended:
             continue
         nav = nav_for_tool(index, step_map, tool.id)
