@@ -406,10 +406,12 @@ def _round(value: float) -> float | int:
 
 
 def export_data(run: OpenRun, file_name: str, profile: str = DEFAULT_PROFILE,
-                timings: dict[str, float] | None = None) -> dict:
-    """What the page shows of ``run``, as JSON-able data (see the module doc)."""
+                timings: dict[str, float] | None = None, redacted: str | None = None) -> dict:
+    """What the page shows of ``run``, as JSON-able data (see the module doc).
+    ``redacted``: what redaction masked in the run, said on the page (None: not redacted)."""
     builder = _Builder(run, profile, file_name)
     data = builder.build()
+    data["redacted"] = redacted
     if timings is not None:
         timings.update(builder.timings)
     return data
@@ -489,11 +491,13 @@ class HtmlExport:
         return len(self.html.encode("utf-8"))
 
 
-def export_run(run: OpenRun, file_name: str, profile: str = DEFAULT_PROFILE) -> HtmlExport:
-    """The page of an open run (``file_name`` is how the page names its file)."""
+def export_run(run: OpenRun, file_name: str, profile: str = DEFAULT_PROFILE,
+               redacted: str | None = None) -> HtmlExport:
+    """The page of an open run (``file_name`` is how the page names its file;
+    ``redacted`` what redaction masked in it, when it was redacted)."""
     timings: dict[str, float] = {}
     started = perf_counter()
-    data = export_data(run, file_name, profile, timings)
+    data = export_data(run, file_name, profile, timings, redacted)
     timings["data"] = perf_counter() - started
     started = perf_counter()
     page = html_document(data)
@@ -518,7 +522,7 @@ def export_file_bytes(data: bytes, file_name: str, profile: str = DEFAULT_PROFIL
     if redactor is None:
         return FileExport(**vars(export_run(open_run(data), file_name, profile)))
     run, masked = redacted_run(data, redactor)
-    return FileExport(**vars(export_run(run, file_name, profile)), masked=masked)
+    return FileExport(**vars(export_run(run, file_name, profile, redacted=masked)), masked=masked)
 
 
 def redacted_run(data: bytes, redactor: Any, run_index: int = 0) -> tuple[OpenRun, str]:

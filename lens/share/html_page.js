@@ -77,6 +77,11 @@
     const kind = run.outcome[0];
     bar.appendChild(el("span", "badge outcome-" + kind.replace(/[^a-z]/g, "-"), "run " + kind));
     bar.appendChild(el("span", "caption", run.figures));
+    if (data.redacted !== null) {
+      const note = el("span", "badge redacted", "redacted");
+      note.title = "Masked before this page was built: " + data.redacted;
+      bar.appendChild(note);
+    }
     const details = el("details", "run-details");
     details.appendChild(el("summary", null, "Run details"));
     details.appendChild(caption("How the run ended: " + kind + "."));
@@ -92,6 +97,10 @@
       details.appendChild(caption(run.gaps.length + " thing(s) this file does not carry or " +
         "this projection cannot show:"));
       details.appendChild(el("pre", "text", run.gaps.map((g) => "• " + str(g)).join("\n")));
+    }
+    if (data.redacted !== null) {
+      details.appendChild(caption("Redacted before this page was built (the same mask for " +
+        "the same value): " + data.redacted + "."));
     }
     details.appendChild(caption("Exported from Lens (" + data.profile + " projection). " +
       "Keys: " + data.keys.next + " next step, " + data.keys.previous + " previous."));

@@ -78,7 +78,8 @@ def prepare(kind: str, run: OpenRun, *, file_bytes: bytes | None, file_name: str
     if kind == HTML:
         from lens.share.html import export_run
 
-        page = export_run(run, file_name, profile).html.encode("utf-8")
+        said = None if report is None else report.summary()
+        page = export_run(run, file_name, profile, redacted=said).html.encode("utf-8")
         return _prepared(kind, page, f"{stem}{_redacted(redactor)}.html", "text/html",
                          "HTML page", report)
     from lens.share.otlp import otlp_document

@@ -285,9 +285,11 @@ def test_redacted_page_carries_no_byte_of_a_planted_secret(tmp_path, capsys):
     exported = _data(_parse(page))
     strings = "\n".join(exported["strings"])
     assert "[email 1]" in strings and "[card 1]" in strings
+    assert "1 email" in exported["redacted"]  # the page says it was redacted, and what went
     plain = export_run(open_run(source.read_bytes()), source.name).html
     assert len(_data(_parse(plain))["scopes"][0]["steps"]) == len(exported["scopes"][0]["steps"])
     assert "alice.refunds@example.com" in plain  # the planting took: unredacted, it is there
+    assert _data(_parse(plain))["redacted"] is None
 
 
 def test_a_user_pattern_alone_masks_only_what_it_matches(tmp_path, capsys):
