@@ -58,7 +58,9 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any, Callable
 
-from recorders.catalogue import AGENT_TURN_END, COMPOSITION_EXIT, ERROR_FATAL
+from recorders.catalogue import (AGENT_TURN_END, AGENT_TURN_START, COMPOSITION_ENTER,
+                                 COMPOSITION_EXIT, ERROR_FATAL, LLM_END, LLM_START, TOOL_END,
+                                 TOOL_START)
 from recorders.deep_parse import collector_paused
 from recorders.errors import RecordingError
 from recorders.event_stream import EventStreamDecoder, run_id_of
@@ -89,6 +91,9 @@ _CAUSE_COST_FACTOR = 4.0
 _CAUSE_FREE_SECONDS = 0.005
 # Causes that are the calls still running while the run is: not causes yet.
 _OPEN_CALL_KINDS = frozenset({"tool did not end", "model call did not end"})
+# The types file_kinds.stream_gaps reads (every other type it passes over).
+_GAP_TYPES = frozenset({AGENT_TURN_START, AGENT_TURN_END, COMPOSITION_ENTER, COMPOSITION_EXIT,
+                        LLM_START, LLM_END, TOOL_START, TOOL_END})
 # A run's end: these types at the root scope (an Agent's ends in its ``final`` stage).
 _END_TYPES = frozenset({AGENT_TURN_END, COMPOSITION_EXIT})
 _FINAL_SEGMENT = "final"
@@ -108,6 +113,9 @@ class FollowedRun:
         self.without_meta: Counter[str] = Counter()
         self.run_ids: dict[str, None] = {}
         self.ended_at: int | None = None  # position of the event that ended it
+        # The events the loader's stream gaps read (and the run's first event):
+        # the gaps are said of these, not of every event again on each open.
+        self.gap_events: list[dict] = []
         self._open: tuple[int, OpenRun] | None = None
 
     @property
@@ -119,8 +127,13 @@ class FollowedRun:
         start = len(self.events)
         self.events.extend(events)
         self.evidence.feed(events)
+        gap_events = self.gap_events
+        if not gap_events and events:
+            gap_events.append(events[0])
+            events = events[1:]
+        gap_events.extend(e for e in events if e.get("type") in _GAP_TYPES)
         if self.ended_at is None:
-            for offset, event in enumerate(events):
+            for offset, event in enumerate(self.events[start:]):
                 if _ends_run(event):
                     self.ended_at = start + offset
                     break
@@ -150,7 +163,7 @@ class FollowedRun:
             typed_without_meta=dict(self.without_meta))
         # In the loader's words for the same events (recorders/loading.py, _stream_run).
         recording.gaps.append(file_kinds.STREAM_ONLY_GAP)
-        recording.gaps.extend(file_kinds.stream_gaps(recording.typed_events))
+        recording.gaps.extend(file_kinds.stream_gaps(self.gap_events))
         recording.gaps.extend(loading._stream_gaps(recording, None))
         return recording
 

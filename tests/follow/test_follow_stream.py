@@ -360,3 +360,22 @@ def test_a_stream_just_rotated_reads_dot_1_then_the_new_file_once_it_appears(tmp
     path.write_bytes(b"".join(lines[20:]))
     followed.poll()
     assert followed.current.events == whole_lines(b"".join(lines))
+
+
+@pytest.mark.parametrize("name", STREAMS + ["agent-tool.mid-run.ndjson"])
+def test_a_followed_runs_gaps_are_the_loaders_for_the_same_events(tmp_path, name):
+    from recorders.loading import load_recording
+
+    data = sample(name)
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(b"")
+    followed = FollowedFile(path)
+    for cut in range(0, len(data), 2000):
+        append(path, data[cut:cut + 2000])
+        followed.poll()
+        written = data[: cut + 2000]
+        if followed.current is None:
+            continue
+        complete = written[: written.rfind(b"\n") + 1]
+        expected = load_recording(complete).gaps
+        assert followed.open_run().recording.gaps == expected
