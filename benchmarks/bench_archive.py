@@ -9,7 +9,8 @@
    process, each building a fresh index of ``--copies`` copies of the sample;
 3. a synthetic archive of ``--runs`` runs (``benchmarks/synthetic_archive.py``,
    or an existing one with ``--synthetic-folder`` and ``--synthetic-db``):
-   its first index; a filtered, sorted first page of ``archive runs`` as a
+   its first index; ``archive causes`` over all of it (held connection, and
+   open-query-close); a filtered, sorted first page of ``archive runs`` as a
    short-lived caller pays it in process (open the sealed index, query, close:
    each part's wall and CPU time), the query alone on an open connection (as
    the app runs it), and the whole command in a fresh Python process (beside
@@ -217,6 +218,7 @@ def synthetic(sample: Path, work: Path, runs: int, repeat: int,
                                   max(repeat * 4, 20))["query"]
     finally:
         held.close()
+    causes = causes_across(db, max(repeat * 4, 20))
     fresh = fresh_processes(folder, db, max(repeat * 2, 5))
     again = side_by_side({"re-index": lambda: index_folder(folder, db)}, repeat)["re-index"]
     check = index_folder(folder, db)
@@ -228,10 +230,34 @@ def synthetic(sample: Path, work: Path, runs: int, repeat: int,
                                                   "cpu": _ms(median([t[1] for t in v]))}
                                            for name, v in cold.items()},
             "first_page_query_only_median_ms": _ms(median(query_only)),
+            "causes": causes,
             "fresh_process": fresh,
             "reindex_unchanged_median_s": median(again),
             "reindex_report": check.to_json(),
             "load_average": os.getloadavg()}
+
+
+def causes_across(db: Path, repeat: int) -> dict:
+    """``archive causes`` over the whole index, as a held connection answers it
+    (the Archive page's Causes view) and as a short-lived command pays for it."""
+    from archive.causes import cause_groups
+
+    held = open_index(db)
+    try:
+        groups = cause_groups(held)
+        times = side_by_side({"cause_groups": lambda: cause_groups(held)}, repeat)
+    finally:
+        held.close()
+    cold = []
+    for _ in range(max(repeat // 2, 5)):
+        start = time.perf_counter()
+        with open_index(db) as con:
+            cause_groups(con)
+        cold.append(time.perf_counter() - start)
+    return {"groups": len(groups), "largest_group_runs": groups[0]["runs"] if groups else 0,
+            "cause_rows": sum(g["runs"] for g in groups),
+            "held_connection_median_ms": _ms(median(times["cause_groups"])),
+            "open_query_close_median_ms": _ms(median(cold))}
 
 
 def _ms(seconds: float) -> float:

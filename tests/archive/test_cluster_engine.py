@@ -64,7 +64,7 @@ def test_each_table_is_a_parquet_dataset(parquet_index):
     base = url.removeprefix("file://")
     import pathlib
 
-    for table in ("runs", "model_calls", "tool_calls", "route_hops", "gaps", "files"):
+    for table in ("runs", "model_calls", "tool_calls", "route_hops", "gaps", "causes", "files"):
         parts = list(pathlib.Path(base, table).glob("*.parquet"))
         assert len(parts) == 1 and parts[0].read_bytes()[:4] == b"PAR1", table
 
@@ -169,3 +169,17 @@ def test_batches_are_a_few_per_worker_and_bounded_in_bytes():
     assert len(groups(10, 1_000, workers=2)) == 1  # a handful of small files: one task
     huge = groups(2_000, 10 * 1024**2, workers=2)  # 20 GB: the byte bound holds
     assert all(sum(t.stat.size_bytes for t in g) <= MAX_BATCH_BYTES for g in huge)
+
+
+def test_the_causes_on_parquet_are_the_embedded_indexs(parquet_index, tmp_path, capsys):
+    """The Dask engine writes the same causes; the same command reads them."""
+    from archive.embedded import index_folder
+
+    folder, url, _ = parquet_index
+    db = tmp_path / "index.duckdb"
+    index_folder(folder, db)
+    assert main(["archive", "causes", str(folder), "--db", str(db), "--json"]) == 0
+    embedded = json.loads(capsys.readouterr().out)
+    assert main(["archive", "causes", "--parquet", url, "--json"]) == 0
+    on_parquet = json.loads(capsys.readouterr().out)
+    assert embedded and on_parquet == embedded
