@@ -26,7 +26,10 @@ format are refused by name (:class:`RecordingError`), never half-read.
 Two ways in, with the same result:
 
 - :func:`expand_packed` takes a parsed document (the loader's hook); the
-  measure walks its objects.
+  measure walks its objects. Parsed by the loader's json-module path (no
+  msgspec, or a file the fast way is not sure of), the snapshot's unread
+  members are dropped while parsing, before this sees them: the bound then
+  covers everything that is built, not those members.
 - :func:`parse_packed` takes the file's bytes (what the loader tries first):
   the size is measured over the JSON text (references found in it, each
   value's text once), the snapshot's unread members are measured but never
@@ -47,6 +50,7 @@ import re
 from typing import Any
 
 from recorders import fast_parse
+from recorders.deep_parse import parsing
 from recorders.errors import ExpansionRefused, RecordingError
 from recorders.values import describe
 
@@ -60,6 +64,8 @@ DEFAULT_MAX_EXPANDED_MB = 200.0
 _MIB = 1024 * 1024
 # The loader refuses JSON nested deeper than this; an expansion may not nest deeper either.
 MAX_EXPANDED_DEPTH = 10_000
+# A level of nesting is a frame of the expansion, a reference two more.
+_EXPANSION_RECURSION_LIMIT = 3 * MAX_EXPANDED_DEPTH + 100
 
 _json_string = json.encoder.encode_basestring  # the C encoder: JSON.stringify's escapes
 
@@ -319,73 +325,94 @@ class _Expansion:
     escape with the object it holds; each value is expanded once (``value(i)``
     gives its packed form). Measures the nesting depth of the result on the
     way, which may not pass :data:`MAX_EXPANDED_DEPTH` (the plain file's parse
-    would be refused)."""
+    would be refused).
 
-    def __init__(self, value, count: int) -> None:
+    Recursive, for speed: the measure has already walked the same structure
+    iteratively and refused what is malformed, too deep a chain of values
+    (the recursion limit is raised for it, as the parser's is) included."""
+
+    def __init__(self, value, count: int, measured_as_text: bool = False) -> None:
         self.value = value
         self.count = count
+        # Measured from the text, a reference was taken for one wherever its key
+        # stood; one beside other keys (never written so) leaves it to the objects.
+        self.measured_as_text = measured_as_text
+        self.done: dict[int, tuple[Any, int]] = {}  # value index: (object, height)
+        self.opened: set[int] = set()
 
     def expand(self, root: Any) -> Any:
-        """The expanded ``root``. A frame is [container, its members, height so
-        far, value index or -1, key in its parent]; a value's frame holds it as
-        its one member, as the top frame holds the root."""
-        value, count = self.value, self.count
-        done: dict[int, tuple[Any, int]] = {}  # value index: (object, height)
-        opened: set[int] = set()
         holder = [root]
-        frames: list[list] = [[holder, iter(enumerate(holder)), 0, -1, None]]
-        while True:
-            frame = frames[-1]
-            container, height = frame[0], frame[2]
-            for key, member in frame[1]:
-                cls = member.__class__
-                if cls is dict:
-                    if len(member) == 1:
-                        if REF in member:
-                            index = member[REF]
-                            if index.__class__ is not int or not 0 <= index < count:
-                                index = _ref_index(index, count, _where(frames, key, 4, 3))
-                            found = done.get(index)
-                            if found is not None:
-                                container[key] = found[0]
-                                if found[1] > height:
-                                    height = found[1]
-                                continue
-                            if index in opened:
-                                raise RecordingError(_cycle(_where(frames, key, 4, 3), index))
-                            opened.add(index)
-                            slot = [value(index)]
-                            frame[2] = height
-                            frames.append([slot, iter(enumerate(slot)), 0, index, key])
-                            break
-                        if ESC in member:
-                            member = container[key] = _escaped(member, _where(frames, key, 4, 3))
-                    frame[2] = height
-                    frames.append([member, iter(member.items()), 0, -1, key])
-                    break
-                if cls is list:
-                    frame[2] = height
-                    frames.append([member, iter(enumerate(member)), 0, -1, key])
-                    break
+        try:
+            with parsing(_EXPANSION_RECURSION_LIMIT):
+                height = self._list(holder) - 1
+        except RecursionError:
+            height = MAX_EXPANDED_DEPTH + 1
+        if height > MAX_EXPANDED_DEPTH:
+            raise RecordingError(f"the packed recording expands to JSON nested deeper than "
+                                 f"this reader allows (about {MAX_EXPANDED_DEPTH:,} levels)")
+        return holder[0]
+
+    def _value(self, index: Any) -> tuple[Any, int]:
+        """Value ``index``, expanded, and its height (0 for a string or number)."""
+        found = self.done.get(index)
+        if found is None:
+            if index.__class__ is not int or not 0 <= index < self.count:
+                return self._value(_ref_index(index, self.count, "a reference"))
+            if index in self.opened:
+                raise RecordingError(_cycle(f"values[{index}]", index))
+            self.opened.add(index)
+            slot = [self.value(index)]
+            height = self._list(slot) - 1
+            found = self.done[index] = (slot[0], height)
+        return found
+
+    def _dict(self, node: dict) -> int:
+        """Expand ``node``'s members in place; its height (1 with no container inside)."""
+        if self.measured_as_text and (REF in node or ESC in node):
+            raise _NotSure
+        height = 0
+        for key, member in node.items():
+            cls = member.__class__
+            if cls is dict:
+                if len(member) == 1:
+                    if REF in member:
+                        node[key], below = self._value(member[REF])
+                        if below > height:
+                            height = below
+                        continue
+                    if ESC in member:
+                        member = node[key] = _escaped(member, f"the member {key!r}")
+                below = self._dict(member)
+            elif cls is list:
+                below = self._list(member)
             else:
-                frames.pop()
-                index = frame[3]
-                if index >= 0:  # a value: its object is what its slot now holds
-                    done[index] = (container[0], height)
-                    opened.discard(index)
-                    parent = frames[-1]
-                    parent[0][frame[4]] = container[0]
-                elif frames:
-                    parent = frames[-1]
-                    height += 1
-                else:
-                    if height > MAX_EXPANDED_DEPTH:
-                        raise RecordingError(
-                            f"the packed recording expands to JSON nested {height:,} levels "
-                            f"deep; this reader allows about {MAX_EXPANDED_DEPTH:,}")
-                    return holder[0]
-                if height > parent[2]:
-                    parent[2] = height
+                continue
+            if below > height:
+                height = below
+        return height + 1
+
+    def _list(self, node: list) -> int:
+        """Expand ``node``'s members in place; its height."""
+        height = 0
+        for key, member in enumerate(node):
+            cls = member.__class__
+            if cls is dict:
+                if len(member) == 1:
+                    if REF in member:
+                        node[key], below = self._value(member[REF])
+                        if below > height:
+                            height = below
+                        continue
+                    if ESC in member:
+                        member = node[key] = _escaped(member, f"the member [{key}]")
+                below = self._dict(member)
+            elif cls is list:
+                below = self._list(member)
+            else:
+                continue
+            if below > height:
+                height = below
+        return height + 1
 
 
 # ─── The fast way in: from the file's bytes ─────────────────────────────
@@ -396,9 +423,11 @@ class _Expansion:
 _LOOKS_PACKED = re.compile(
     rb'(?:\xef\xbb\xbf)?[ \t\n\r]*\{[ \t\n\r]*"format"[ \t\n\r]*:[ \t\n\r]*"'
     + re.escape(PACKED_FORMAT.encode()) + rb'"')
-# A reference as JSON.stringify writes it; every "$af:" in a text must be one.
-_REF_TEXT = re.compile(rb'\{"\$af:ref":(0|[1-9][0-9]{0,17})\}')
-_RESERVED_TEXT = b"$af:"
+# Every "$af:" in a text, with the index when it goes on as a reference does
+# in what JSON.stringify writes; any other is left to the objects (an escape,
+# a reserved key or a text that merely holds the characters).
+_RESERVED_TEXT = re.compile(rb'\$af:(?:ref":(0|[1-9][0-9]{0,17})\})?')
+_REF_TEXT_LENGTH = len(b'{"$af:ref":}')
 # A \u escape of a character JSON.stringify writes as itself could spell a
 # reserved key; it writes \u only for control characters and surrogate halves.
 _UNICODE_ESCAPE = re.compile(rb"\\u([0-9a-fA-F]{4})")
@@ -467,9 +496,9 @@ def parse_packed(raw: bytes, plan: dict, *, max_bytes: int
         return None
     try:
         kept, dropped, chars = fast_parse.parse_kept(raw, plan)
-        text = raw[len(_BOM):] if raw.startswith(_BOM) else raw
-        if b"\n" in text[:_PRETTY_PROBE]:  # pretty-printed: measured as the compact JSON
-            text = _compact(text)
+        text = memoryview(raw)[len(_BOM):] if raw.startswith(_BOM) else memoryview(raw)
+        if b"\n" in bytes(text[:_PRETTY_PROBE]):  # indented: measured as the compact JSON
+            text = memoryview(_compact(text))
         parts = _PARTS.decode(text)
     except (fast_parse.Declined, *_DECODE_FAILURES):
         return None
@@ -477,9 +506,10 @@ def parse_packed(raw: bytes, plan: dict, *, max_bytes: int
             or "recording" not in kept or parts.values is msgspec.UNSET
             or parts.recording is msgspec.UNSET):
         return None
-    texts = [bytes(value) for value in parts.values]
+    texts = [memoryview(value) for value in parts.values]
+    recording_text = memoryview(parts.recording)
     try:
-        _measure_texts(text, bytes(parts.recording), texts, max_bytes)
+        _measure_texts(text, recording_text, texts, max_bytes)
     except _NotSure:
         return None
 
@@ -490,15 +520,15 @@ def parse_packed(raw: bytes, plan: dict, *, max_bytes: int
             raise _NotSure from None
 
     try:
-        recording = _Expansion(value, len(texts)).expand(kept["recording"])
+        recording = _Expansion(value, len(texts), measured_as_text=True).expand(kept["recording"])
     except _NotSure:
         return None
     return ExpandedPacked(format=PACKED_FORMAT, recording=recording), dropped, chars
 
 
 def _measure_texts(raw: bytes, recording: bytes, values: list[bytes], max_bytes: int) -> int:
-    """Refuse (:class:`PackedTooLarge`) a recording whose plain JSON would pass
-    ``max_bytes``, from the texts of the recording and of each value.
+    """The plain size of the recording from the texts of the recording and of
+    each value; :class:`PackedTooLarge` past ``max_bytes``.
 
     A text's plain size is its own length, less each reference's text, plus
     the size of the value referred to: exact for what JSON.stringify writes
@@ -509,22 +539,12 @@ def _measure_texts(raw: bytes, recording: bytes, values: list[bytes], max_bytes:
         code = int(match[1], 16)
         if code >= 0x20 and not 0xD800 <= code <= 0xDFFF:
             raise _NotSure
-    count = len(values)
-
-    def references(text: bytes) -> list[tuple[int, int]]:
-        """(value index, length of the reference's text) for each reference in ``text``."""
-        found = [(int(match[1]), match.end() - match.start()) for match in _REF_TEXT.finditer(text)]
-        if len(found) != text.count(_RESERVED_TEXT):
-            raise _NotSure
-        return found
-
     try:
-        return _text_size(recording, references(recording), values, references, max_bytes)
+        return _TextSizes(values, max_bytes).plain_size(recording)
     except _OverLimit:
         # Sized from the text as written: compacted, the JSON may be shorter.
-        return _text_size(_compact(recording), references(recording),
-                          [_compact(text) for text in values], references, max_bytes,
-                          exact=True)
+        return _TextSizes([_compact(text) for text in values], max_bytes,
+                          exact=True).plain_size(_compact(recording))
 
 
 class _OverLimit(Exception):
@@ -535,50 +555,64 @@ def _compact(text: bytes) -> bytes:
     return msgspec.json.format(text, indent=-1)
 
 
-def _text_size(text: bytes, refs: list[tuple[int, int]], values: list[bytes], references,
-               max_bytes: int, exact: bool = False) -> int:
-    """The plain size of ``text`` whose references are ``refs``; values sized once
-    each, iteratively (a chain of values may be longer than Python's stack).
-    Each size starts as its text without the references and only grows, so
-    the first one past ``max_bytes`` settles it."""
-    count = len(values)
-    sizes: dict[int, int] = {}
-    sizing: set[int] = set()
+def _references(text: bytes) -> tuple[list[int], int]:
+    """The value indices ``text`` refers to, in order, and the length of all
+    those references' text; :class:`_NotSure` if ``$af:`` stands anywhere else."""
+    found = _RESERVED_TEXT.findall(text)
+    if b"" in found:
+        raise _NotSure
+    return list(map(int, found)), _REF_TEXT_LENGTH * len(found) + sum(map(len, found))
 
-    def over() -> Exception:
-        return PackedTooLarge(max_bytes) if exact else _OverLimit()
 
-    def start(index: int, text: bytes, refs: list[tuple[int, int]]) -> list:
-        """A frame: [value index, its references, the next one, size so far]."""
-        size = len(text) - sum(length for _, length in refs)
-        if size > max_bytes:
-            raise over()
-        return [index, refs, 0, size]
+class _TextSizes:
+    """Plain sizes from texts: each value's size is its text without its
+    references plus the sizes of the values they name, computed once, the
+    values in the order a depth-first walk finishes them (iteratively: a chain
+    of values may be longer than Python's stack). Only the values the
+    recording reaches are sized, so any one past ``max_bytes`` settles it."""
 
-    frames: list[list] = [start(-1, text, refs)]
-    while True:
-        frame = frames[-1]
-        found, position, size = frame[1], frame[2], frame[3]
-        while position < len(found):
-            index, length = found[position]
-            if index >= count:
+    UNKNOWN, OPEN = -1, -2
+
+    def __init__(self, values: list[bytes], max_bytes: int, exact: bool = False) -> None:
+        self.values = values
+        self.max_bytes = max_bytes
+        self.exact = exact
+        self.sizes = [self.UNKNOWN] * len(values)
+
+    def over(self) -> Exception:
+        return PackedTooLarge(self.max_bytes) if self.exact else _OverLimit()
+
+    def plain_size(self, recording: bytes) -> int:
+        indices, length = _references(recording)
+        self._size_values(indices)
+        size = len(recording) - length + sum(map(self.sizes.__getitem__, indices))
+        if size > self.max_bytes:
+            raise self.over()
+        return size
+
+    def _size_values(self, roots: list[int]) -> None:
+        sizes, values, count = self.sizes, self.values, len(self.values)
+        named: dict[int, tuple[list[int], int]] = {}
+        for root in set(roots):
+            if not 0 <= root < count:
                 raise _NotSure  # a dangling reference: named by the objects' walk
-            known = sizes.get(index)
-            if known is None:
-                if index in sizing:
-                    raise _NotSure  # a cycle: named by the objects' walk
-                sizing.add(index)
-                break
-            size += known
-            if size > max_bytes:
-                raise over()
-            position += 1
-        else:
-            frames.pop()
-            if not frames:
-                return size
-            sizes[frame[0]] = size
-            sizing.discard(frame[0])
-            continue
-        frame[2], frame[3] = position, size
-        frames.append(start(index, values[index], references(values[index])))
+            stack = [root]
+            while stack:
+                index = stack[-1]
+                state = sizes[index]
+                if state == self.UNKNOWN:
+                    sizes[index] = self.OPEN
+                    inner, length = named[index] = _references(values[index])
+                    for below in inner:
+                        if below >= count or sizes[below] == self.OPEN:
+                            raise _NotSure  # dangling, or a cycle: named by the objects' walk
+                        if sizes[below] == self.UNKNOWN:
+                            stack.append(below)
+                    continue
+                stack.pop()
+                if state == self.OPEN:
+                    inner, length = named.pop(index)
+                    size = len(values[index]) - length + sum(map(sizes.__getitem__, inner))
+                    if size > self.max_bytes:
+                        raise self.over()
+                    sizes[index] = size
