@@ -4,6 +4,8 @@ Kinds (:data:`EXPORTS`, one row each):
 
 - ``recording``: the recording in its input's own format
   (:mod:`lens.share.recording_export`); without ``--redact`` a faithful copy.
+- ``html``: one self-contained page of the run (:mod:`lens.export_html`).
+- ``otlp``: the run as OpenTelemetry spans (:mod:`lens.export_otlp`).
 
 Every kind takes the same redaction options (:func:`add_redaction_arguments`):
 ``--redact`` masks keys and tokens, e-mail addresses, card numbers and phone
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
     from lens.share.redaction import Redactor
 
 NAME = "export"
-HELP = "write a run for someone else: its recording (redacted on request), …"
+HELP = "write a run for someone else (recording, html, otlp), redacted on request"
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     kinds = parser.add_subparsers(dest="export_kind", required=True)
     for kind in EXPORTS:
         sub = kinds.add_parser(kind.name, help=kind.help)
-        sub.add_argument("file", help="the run: a recording or envelope (.json or .json.gz), …")
+        sub.add_argument("file", help="the run: any file Lens opens (a recording or envelope, "
+                                      "gzipped or not, an event stream, a Trace, a bug report…)")
         sub.add_argument("-o", "--output", required=True, metavar="OUT",
                          help="the file to write (replaced if it exists)")
         add_redaction_arguments(sub)

@@ -42,7 +42,7 @@ from recorders.deep_parse import parsing
 from recorders.errors import RecordingError
 
 if TYPE_CHECKING:
-    from lens.share.redaction import Redactor, Report
+    from lens.share.redaction import Plan, Redactor, Report
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -78,6 +78,9 @@ class Exported:
     form: str  # e.g. "envelope, gzipped"
     report: Report | None = None
     notes: list[str] = field(default_factory=list)
+    # The plan it was masked with: an export built from it masks further texts
+    # with ``Redactor.plan(..., base=plan)`` so one value keeps one mask.
+    plan: Plan | None = None
 
 
 def export_recording(data: bytes, redactor: Redactor | None) -> Exported:
@@ -88,14 +91,14 @@ def export_recording(data: bytes, redactor: Redactor | None) -> Exported:
     if redactor is None:
         return Exported(data, _form(before, data))
     if data.startswith(_ZIP_MAGIC):
-        out, report, notes = _redact_zip(data, redactor)
+        out, report, notes, plan = _redact_zip(data, redactor)
     elif data.startswith(_GZIP_MAGIC):
         from recorders.loading import gunzip
 
-        inner, report, notes = _redact_plain(gunzip(data), redactor)
+        inner, report, notes, plan = _redact_plain(gunzip(data), redactor)
         out = gzip.compress(inner, compresslevel=6, mtime=0)
     else:
-        out, report, notes = _redact_plain(data, redactor)
+        out, report, notes, plan = _redact_plain(data, redactor)
     after = _opened(out, redacted=True)
     if _shape(after) != _shape(before):
         raise RecordingError(
@@ -104,7 +107,7 @@ def export_recording(data: bytes, redactor: Redactor | None) -> Exported:
     if before.kind == "audit-bundle":
         notes.append("an audit bundle's hash chain covers the payloads as written: the "
                      "redacted copy opens with its chain reported broken")
-    return Exported(out, _form(before, data), report, notes)
+    return Exported(out, _form(before, data), report, notes, plan)
 
 
 # ─── Checking it opens ─────────────────────────────────────────────────
@@ -140,22 +143,24 @@ def _form(loaded: Any, data: bytes) -> str:
 # ─── JSON documents and event streams ──────────────────────────────────
 
 
-def _redact_plain(data: bytes, redactor: Redactor) -> tuple[bytes, Report, list[str]]:
+def _redact_plain(data: bytes, redactor: Redactor
+                  ) -> tuple[bytes, Report, list[str], Plan]:
     text = _utf8(data)
     bom = text.startswith(_BOM)
     body = text[1:] if bom else text
     document = _parse(body)
     if document is not _NOT_JSON:
         style = JsonStyle.of(body)
-        redacted, report = redactor.redact(document)
+        plan = redactor.plan([document])
+        redacted, report = plan.apply(document)
         out = style.dumps(redacted)
-        return _utf8_bytes((_BOM if bom else "") + out), report, []
+        return _utf8_bytes((_BOM if bom else "") + out), report, [], plan
     events, notes = _stream_events(body)
     plan = redactor.plan([events])
     redacted, report = plan.apply(events)
     with parsing(_RECURSION_LIMIT):
         lines = "".join(_compact(event) + "\n" for event in redacted)
-    return _utf8_bytes((_BOM if bom else "") + lines), report, notes
+    return _utf8_bytes((_BOM if bom else "") + lines), report, notes, plan
 
 
 _NOT_JSON = object()
@@ -243,7 +248,7 @@ def _utf8(data: bytes) -> str:
 # ─── Bug reports ───────────────────────────────────────────────────────
 
 
-def _redact_zip(data: bytes, redactor: Redactor) -> tuple[bytes, Report, list[str]]:
+def _redact_zip(data: bytes, redactor: Redactor) -> tuple[bytes, Report, list[str], Plan]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         members = archive.infolist()
@@ -284,7 +289,7 @@ def _redact_zip(data: bytes, redactor: Redactor) -> tuple[bytes, Report, list[st
             places.update(report.places)
             body = style.dumps(redacted) if style is not None else redacted
             written.writestr(member, _utf8_bytes(body))
-    return out.getvalue(), plan.report(places), []
+    return out.getvalue(), plan.report(places), [], plan
 
 
 # ─── Files ─────────────────────────────────────────────────────────────

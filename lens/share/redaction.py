@@ -325,6 +325,7 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         accept=_national_phone_ok),
 )
 _HAS_DIGITS = re.compile(r"\d\D?\d")
+_MASK_SHAPE = re.compile(r"\[(?:key|email|card|phone|pattern) \d+\]")
 _ELLIPSIS = re.compile(r"\u2026|\.\.\.")
 _MAX_CUTS = 50  # ellipses looked behind in one text
 _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
@@ -755,9 +756,12 @@ class Redactor:
         self.patterns = [p.pattern for p in map(compile_pattern, patterns)]
         self.pattern_seconds = PATTERN_SECONDS if pattern_seconds is None else pattern_seconds
 
-    def plan(self, documents: Iterable[Any], *, root: bool = True) -> Plan:
+    def plan(self, documents: Iterable[Any], *, root: bool = True,
+             base: Plan | None = None) -> Plan:
         """What to mask over all ``documents`` (the files of one export: the same
-        value gets the same mask in all of them)."""
+        value gets the same mask in all of them). ``base``: a plan of the same
+        export made before (e.g. over the recording a page or spans were built
+        from), whose values keep their masks and whose numbering goes on."""
         scan = _Scan()
         with parsing(_RECURSION_LIMIT):
             for document in documents:
@@ -772,9 +776,15 @@ class Redactor:
         for matches in _user_spans(self.patterns, texts, self.pattern_seconds):
             for index, start, end in matches:
                 found.setdefault(texts[index], []).append((start, end, "pattern"))
-        masks: dict[str, str] = {}
-        kinds: dict[str, str] = {}
-        numbers: Counter = Counter()
+        for text in found:
+            if "[" in text:  # a mask from an earlier pass is not looked into again
+                masks_in = [m.span() for m in _MASK_SHAPE.finditer(text)]
+                if masks_in:
+                    found[text] = [span for span in found[text] if not any(
+                        span[0] < end and start < span[1] for start, end in masks_in)]
+        masks: dict[str, str] = dict(base.masks) if base is not None else {}
+        kinds: dict[str, str] = dict(base._kinds) if base is not None else {}  # noqa: SLF001
+        numbers: Counter = Counter(kinds.values())
 
         def add(value: str, kind: str) -> None:
             if value not in masks:
@@ -798,11 +808,14 @@ class Redactor:
         """A redacted copy of one whole document, and what was masked."""
         return self.plan([document]).apply(document)
 
-    def redact_texts(self, texts: Sequence[str]) -> tuple[list[str], Report]:
+    def redact_texts(self, texts: Sequence[str], base: Plan | None = None
+                     ) -> tuple[list[str], Report]:
         """Loose texts masked with one plan (the same value, the same mask),
-        each as text of a run: nothing in them is read as a structural field."""
+        each as text of a run: nothing in them is read as a structural field.
+        ``base``: as for :meth:`plan` (the recording's plan, for texts built
+        from the redacted recording: its masks are kept and not masked again)."""
         texts = list(texts)
-        plan = self.plan([texts], root=False)
+        plan = self.plan([texts], root=False, base=base)
         masked, report = plan.apply(texts, root=False)
         return masked, report
 

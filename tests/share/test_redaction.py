@@ -253,3 +253,15 @@ def test_a_cut_value_is_masked_before_any_ellipsis():
     assert redacted["b"] == "write to [email 1]\u2026 (shortened)"
     # A start shorter than six characters is a name as likely as a cut address.
     assert redacted["c"] == "alice was here... fine" and redacted["d"] == "thanks, alice..."
+
+
+def test_a_later_pass_keeps_the_first_plans_masks_and_numbering():
+    redactor = Redactor(patterns=[r"order-\d+"])
+    first = redactor.plan([{"a": "bob@example.org and order-1"}])
+    texts, report = redactor.redact_texts(
+        ["[email 1] wrote", "ann@example.org for order-2", "bob@example.org, order-1"],
+        base=first)
+    assert texts == ["[email 1] wrote", "[email 2] for [pattern 2]", "[email 1], [pattern 1]"]
+    # A mask from the earlier pass is not masked again by a pattern that matches in it.
+    again, _ = Redactor(builtin=False, patterns=[r"\d"]).redact_texts(["[email 1] at 9"])
+    assert again == ["[email 1] at [pattern 1]"]
