@@ -53,8 +53,10 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+from recorders.deep_parse import collector_paused
 from recorders.evidence import MESSAGES, SYSTEM_PROMPT, ModelCall, ToolCall
 from recorders.values import ROOT_PATH, is_number, json_text
 
@@ -104,8 +106,11 @@ def otlp_document(open_run: OpenRun, *, content: bool = False,
     that was redacted first (as ``export otlp --redact`` does) has masked
     values only; this pass then also masks what the recording keeps as names.
     """
-    spans = _TraceBuilder(open_run, content).build()
-    document = _wire(open_run, spans)
+    # Building allocates enough to set off collections that walk the whole
+    # open run to free nothing: the collector is paused, as for opening it.
+    with collector_paused():
+        spans = _TraceBuilder(open_run, content).build()
+        document = _wire(open_run, spans)
     if redactor is not None:
         document = _masked(document, redactor)
     return document
@@ -752,6 +757,7 @@ def _bounded_list(items: Iterable[str]) -> list[str]:
     return kept
 
 
+@lru_cache(maxsize=1024)
 def _snake(name: str) -> str:
     """``tellLLM`` → ``tell_llm``, ``policyRuleId`` → ``policy_rule_id``."""
     name = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
