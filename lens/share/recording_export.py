@@ -4,7 +4,7 @@ Without redaction the output is the input's bytes, unchanged, once the loader
 has read them as a run: a faithful copy. With a
 :class:`~lens.share.redaction.Redactor`, the file is masked and written in
 the input's own format and style, one plan (the same mask for the same value)
-over all of it:
+over all of it (when nothing at all is found, the output is the input's bytes):
 
 - a JSON document (recording, envelope, boundary-event list, Trace, packed
   recording, artifact-store entry, audit bundle): the same document masked,
@@ -95,11 +95,12 @@ def export_recording(data: bytes, redactor: Redactor | None) -> Exported:
     elif data.startswith(_GZIP_MAGIC):
         from recorders.loading import gunzip
 
-        inner, report, notes, plan = _redact_plain(gunzip(data), redactor)
-        out = gzip.compress(inner, compresslevel=6, mtime=0)
+        plain = gunzip(data)
+        inner, report, notes, plan = _redact_plain(plain, redactor)
+        out = data if inner is plain else gzip.compress(inner, compresslevel=6, mtime=0)
     else:
         out, report, notes, plan = _redact_plain(data, redactor)
-    after = _opened(out, redacted=True)
+    after = before if out is data else _opened(out, redacted=True)
     if _shape(after) != _shape(before):
         raise RecordingError(
             "the redacted file would not open as the input does (input: "
@@ -153,11 +154,15 @@ def _redact_plain(data: bytes, redactor: Redactor
         style = JsonStyle.of(body)
         plan = redactor.plan([document])
         redacted, report = plan.apply(document)
+        if not plan.masks:  # all of it was looked at and nothing found: the input
+            return data, report, [], plan
         out = style.dumps(redacted)
         return _utf8_bytes((_BOM if bom else "") + out), report, [], plan
     events, notes = _stream_events(body)
     plan = redactor.plan([events])
     redacted, report = plan.apply(events)
+    if not plan.masks and not notes:
+        return data, report, notes, plan
     with parsing(_RECURSION_LIMIT):
         lines = "".join(_compact(event) + "\n" for event in redacted)
     return _utf8_bytes((_BOM if bom else "") + lines), report, notes, plan
@@ -278,6 +283,8 @@ def _redact_zip(data: bytes, redactor: Redactor) -> tuple[bytes, Report, list[st
             parts.append((member, "json", document, JsonStyle.of(text)))
     # One plan over every member: the same value has the same mask in all of them.
     plan = redactor.plan([value for _, what, value, _ in parts if what != "dir"])
+    if not plan.masks:
+        return data, plan.report(Counter()), [], plan
     out = io.BytesIO()
     places: Counter = Counter()
     with zipfile.ZipFile(out, "w") as written:
