@@ -268,3 +268,36 @@ def test_a_file_that_is_not_a_run_exits_2_with_one_line(tmp_path, capsys):
     assert not (tmp_path / "o.json").exists()
     assert lens_main(["export", "otlp", str(tmp_path / "missing.json"), "-o",
                       str(tmp_path / "o.json")]) == 2
+
+
+def _check_tree(spans: list[dict[str, Any]]) -> None:
+    ids = {s["spanId"] for s in spans}
+    assert len(ids) == len(spans) and len({s["traceId"] for s in spans}) == 1
+    assert all(s.get("parentSpanId", next(iter(ids))) in ids for s in spans)
+    assert all(int(s["endTimeUnixNano"]) >= int(s["startTimeUnixNano"]) for s in spans)
+
+
+@pytest.mark.parametrize("fraction", [0.1, 0.3, 0.5, 0.77, 0.95])
+def test_a_recording_cut_short_still_exports_every_call_it_holds(fraction):
+    document = json.loads(read_bytes(recording_path("agent-refund-multi-tools-error")))
+    document["events"] = document["events"][:int(len(document["events"]) * fraction)]
+    spans = _document_spans(document)
+    _check_tree(spans)
+    types = Counter(e["type"] for e in document["events"])
+    assert sum(_operation(s) == "chat" for s in spans) == types[LLM_START]
+    assert sum(_operation(s) == "execute_tool" for s in spans) == types[TOOL_START]
+    for span in spans:  # a call the cut left open is said to be open, not closed
+        attributes = _attributes(span)
+        if _operation(span) == "execute_tool" and attributes.get("agentfootprint.tool.ended") \
+                is False:
+            assert "agentfootprint.tool.result.type" not in attributes
+
+
+def test_a_bare_boundary_log_exports_its_calls():
+    from crash_recordings import boundary_events
+
+    document = json.loads(read_bytes(recording_path("agent-refund-multi-tools-error")))
+    spans = _document_spans(boundary_events(document))
+    _check_tree(spans)
+    assert sum(_operation(s) == "chat" for s in spans) == \
+        sum(e["type"] == LLM_START for e in document["events"])
