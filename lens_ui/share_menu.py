@@ -29,7 +29,10 @@ REDACT_HELP = ("Masks API keys and tokens, e-mail addresses, card numbers (Luhn-
 
 
 def share_menu(run: LoadedRun, profile: str) -> None:
-    with st.popover("Share", icon=":material/share:", key=SHARE_MENU, on_change="rerun") as menu:
+    # An icon only: the run bar keeps to one line at 1280 px (the step's pane is then whole).
+    with st.popover("", icon=":material/share:", key=SHARE_MENU, on_change="rerun",
+                    help="Share this run: an HTML page, its recording or OpenTelemetry spans, "
+                         "redacted on request") as menu:
         # Drawn only while open, as Run details: closed, it costs nothing per step.
         if menu.open:
             _menu(run, profile)
