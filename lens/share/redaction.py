@@ -131,8 +131,16 @@ _NAMED_FIELDS = frozenset({_EVENT, _PAYLOAD, _ROOT, _SNAPSHOT, _RECORDER, _STRUC
 
 
 def _is_event(value: dict) -> bool:
-    return value.get("type").__class__ is str and (
-        "meta" in value or "runtimeStageId" in value or "subflowPath" in value)
+    """An agentfootprint event: a typed one (its meta names a run, stage or time)
+    or a boundary one (a stage id and a subflow path). A tool's result shaped
+    ``{type, meta}`` (many APIs answer so) is not one, and is masked as content."""
+    if value.get("type").__class__ is not str:
+        return False
+    meta = value.get("meta")
+    if meta.__class__ is dict:
+        return "runtimeStageId" in meta and ("wallClockMs" in meta or "runId" in meta)
+    return (value.get("runtimeStageId").__class__ is str
+            and value.get("subflowPath").__class__ is list)
 
 
 def _is_nested_run(value: Any) -> bool:

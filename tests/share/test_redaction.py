@@ -265,3 +265,15 @@ def test_a_later_pass_keeps_the_first_plans_masks_and_numbering():
     # A mask from the earlier pass is not masked again by a pattern that matches in it.
     again, _ = Redactor(builtin=False, patterns=[r"\d"]).redact_texts(["[email 1] at 9"])
     assert again == ["[email 1] at [pattern 1]"]
+
+
+def test_a_tool_result_shaped_like_an_event_is_content():
+    # Many APIs answer {type, meta, ...}: only agentfootprint's events keep their fields.
+    result = {"type": "ticket", "meta": {"owner": "alice@example.com"}, "name": "bob@example.org"}
+    event = {"type": "agentfootprint.stream.tool_end",
+             "payload": {"toolCallId": "c1", "result": result},
+             "meta": {"runtimeStageId": "tool-calls#20", "wallClockMs": 1, "runId": "r"}}
+    redacted, _ = Redactor().redact({"events": [event]})
+    assert redacted["events"][0]["payload"]["result"] == {
+        "type": "ticket", "meta": {"owner": "[email 1]"}, "name": "[email 2]"}
+    assert redacted["events"][0]["meta"] == event["meta"]
