@@ -47,10 +47,10 @@ def is_trace(document: dict) -> bool:
 
 
 def is_artifact(document: dict) -> bool:
-    """An artifact store's envelope: a numeric format beside meta and payload."""
+    """An artifact store's envelope: a numeric format beside meta or payload."""
     fmt = document.get("format")
     return (isinstance(fmt, (int, float)) and not isinstance(fmt, bool)
-            and isinstance(document.get("meta"), dict) and "payload" in document)
+            and ("meta" in document or "payload" in document))
 
 
 def is_one_typed_event(document: dict) -> bool:

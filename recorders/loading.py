@@ -795,7 +795,10 @@ def _from_artifact(document: dict) -> Recording:
     if fmt != file_kinds.ARTIFACT_FORMAT:
         raise RecordingError(f"this is an artifact-store entry of format {js_number_text(fmt)}; "
                              f"this version reads format {file_kinds.ARTIFACT_FORMAT}")
-    meta = document["meta"]
+    meta = document.get("meta")
+    if not isinstance(meta, dict):
+        raise RecordingError(f"meta: expected the artifact's meta object (ref, kind, ...), "
+                             f"found {describe(meta)}")
     kind = meta.get("kind")
     if kind != file_kinds.ARTIFACT_RECORDING_KIND:
         shown = shown_text(kind, quoted=True) if isinstance(kind, str) else describe(kind)

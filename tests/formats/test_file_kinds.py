@@ -413,3 +413,10 @@ def test_the_mid_run_recording_keeps_its_gaps():
     run = load_recording(MID_RUN_RECORDING.read_bytes())
     assert run.source_kind == "recording"
     assert "the run has no run.exit" in _messages(run)
+
+
+def test_an_artifact_without_its_meta_says_so():
+    document = _json(ARTIFACT)
+    del document["meta"]
+    with pytest.raises(RecordingError, match="^meta: expected the artifact's meta object"):
+        load_recording(json.dumps(document))
