@@ -420,3 +420,20 @@ def test_an_artifact_without_its_meta_says_so():
     del document["meta"]
     with pytest.raises(RecordingError, match="^meta: expected the artifact's meta object"):
         load_recording(json.dumps(document))
+
+
+# ─── Every view builds for every kind ──────────────────────────────────
+
+
+@pytest.mark.parametrize("path", [
+    STREAMS / "agent-tool" / "events.ndjson", STREAMS / "agent-tool" / "events.mid-run.ndjson",
+    STREAMS / "parallel-agents" / "events.firehose.ndjson", TRACES / "trace-with-snapshot.json",
+    TRACES / "trace.mid-run.json", TRACES / "trace-redacted.json", ZIPS / "bug-report.zip",
+    ARTIFACT,
+], ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_view_of_the_app_builds_for_the_kind(path):
+    from every_view import show_everywhere
+
+    run = show_everywhere(path.read_bytes())
+    assert run.recording.source_kind in ("event-stream", "trace", "bug-report",
+                                         "artifact-recording")
