@@ -140,7 +140,7 @@ def run_selectors(run_ids: list[str | None]) -> list[str | None]:
     if len(run_ids) <= 1:
         return [None] * len(run_ids)
     usable = all(isinstance(r, str) and r and not r.startswith("#") and not _has_control(r)
-                 and len(r) <= MAX_VALUE_CHARS for r in run_ids)
+                 and REF_SEPARATOR not in r and len(r) <= MAX_VALUE_CHARS for r in run_ids)
     if usable and len(set(run_ids)) == len(run_ids):
         return list(run_ids)
     return [f"#{n}" for n in range(1, len(run_ids) + 1)]
