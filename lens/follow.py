@@ -382,9 +382,11 @@ class FollowedFile:
         when it has no newline, is read if whole and reported if cut."""
         self._finished[generation.ident] = generation.offset
         try:
+            last_line = generation.tail
             events = generation.decoder.finish()
             if events:
-                self._route(events, generation, first_line=generation.decoder.lines_read)
+                self._route(events, generation, first_line=generation.decoder.lines_read - 1,
+                            lines=last_line)
             elif generation.decoder.pending_bytes:
                 self.notes.append(
                     f"{generation.name} ends in the middle of line "
@@ -573,6 +575,8 @@ class FollowedFile:
                        "runId": run.run_id, "runs": len(self._loaded.runs), **counts,
                        "openCalls": open_calls}
             summary["newestCause"] = self._newest_cause(index_key, lambda: run, status)
+            if self.notes:
+                summary["notes"] = list(self.notes)
             return summary
         run = self._current
         summary: dict[str, Any] = {"file": str(self.path), "kind": self.kind or EVENT_STREAM,

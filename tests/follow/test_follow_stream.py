@@ -379,3 +379,21 @@ def test_a_followed_runs_gaps_are_the_loaders_for_the_same_events(tmp_path, name
         complete = written[: written.rfind(b"\n") + 1]
         expected = load_recording(complete).gaps
         assert followed.open_run().recording.gaps == expected
+
+
+def test_a_rotated_files_last_line_without_newline_is_read_and_a_cut_one_reported(tmp_path):
+    lines = sample("agent-failing-tool.ndjson").splitlines(keepends=True)
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(b"".join(lines[:10]) + lines[10].rstrip(b"\n"))  # whole, no newline
+    followed = FollowedFile(path)
+    followed.poll()
+    assert followed.summary()["typedEvents"] == 10  # the last line may still be growing
+    os.replace(path, f"{path}.1")
+    path.write_bytes(b"".join(lines[11:20]) + lines[20][:30])  # this one is cut ...
+    followed.poll()
+    assert followed.summary()["typedEvents"] == 20
+    os.replace(path, f"{path}.1")  # ... and rotated away cut
+    path.write_bytes(b"".join(lines[21:]))
+    followed.poll()
+    assert followed.summary()["typedEvents"] == len(lines) - 1
+    assert any("ends in the middle of line 10" in note for note in followed.notes)
