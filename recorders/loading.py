@@ -840,7 +840,7 @@ def _from_event_stream(raw: bytes | str) -> LoadedFile:
     decoder = EventStreamDecoder()
     events = decoder.feed(raw)
     events += decoder.finish()
-    mended = mend_lone_surrogates(events) if _ESCAPED_HALF.search(raw) else 0
+    halves = _ESCAPED_HALF.search(raw) is not None  # the json module read them as they are
     runs = split_runs(events)
     where = "events" if len(runs) == 1 else "run {} events"
     recordings = [_stream_run(run, where.format(index + 1)) for index, run in enumerate(runs)]
@@ -850,19 +850,14 @@ def _from_event_stream(raw: bytes | str) -> LoadedFile:
                       "writer was appending it; it is left out until it is complete")
         notes.append(unfinished)
         recordings[-1].gaps.append(Gap("unfinished-line", unfinished))
-    if mended:
-        for recording in recordings:
+    for recording in recordings:
+        mended = mend_lone_surrogates(recording.typed_events) if halves else 0
+        if mended:
             recording.gaps.append(mended_gap(mended))
+        recording.source_chars = len(raw)
     if len(recordings) > 1:
         notes.append(f"the stream holds {len(recordings)} runs, told apart by meta.runId, in "
                      "the order they first appear")
-    if not recordings:
-        notes.append(NOTHING_WRITTEN.replace("the file is empty: ", "")
-                     if not decoder.pending_bytes else
-                     f"nothing complete is written yet: the first line "
-                     f"({decoder.pending_bytes:,} bytes) is unfinished")
-    for recording in recordings:
-        recording.source_chars = len(raw)
     return LoadedFile("event-stream", recordings, notes=notes)
 
 

@@ -437,3 +437,15 @@ def test_every_view_of_the_app_builds_for_the_kind(path):
     run = show_everywhere(path.read_bytes())
     assert run.recording.source_kind in ("event-stream", "trace", "bug-report",
                                          "artifact-recording")
+
+
+def test_a_lone_surrogate_half_in_a_stream_is_mended_and_said_in_its_own_run():
+    lines = (STREAMS / "agent-tool" / "events.ndjson").read_bytes().splitlines(keepends=True)
+    first = json.loads(lines[1])
+    first["payload"]["userPrompt"] = "cut emoji \ud83d"
+    lines[1] = json.dumps(first).encode() + b"\n"
+    other = (STREAMS / "parallel-agents" / "events.ndjson").read_bytes()
+    loaded = load_file(b"".join(lines) + other)
+    assert loaded.runs[0].typed_events[1]["payload"]["userPrompt"] == "cut emoji \ufffd"
+    assert "lone-surrogates" in _codes(loaded.runs[0])
+    assert "lone-surrogates" not in _codes(loaded.runs[1])
