@@ -188,7 +188,8 @@ class _Generation:
     name: str
     offset: int = 0
     decoder: EventStreamDecoder = field(default_factory=EventStreamDecoder)
-    tail: bytes = b""  # the bytes after the last newline, to number lines on error
+    # The bytes after the last newline, in the pieces read, to number lines on error.
+    tail: list[bytes] = field(default_factory=list)
 
 
 class FollowedFile:
@@ -382,11 +383,11 @@ class FollowedFile:
         when it has no newline, is read if whole and reported if cut."""
         self._finished[generation.ident] = generation.offset
         try:
-            last_line = generation.tail
+            last_line = b"".join(generation.tail)
             events = generation.decoder.finish()
             if events:
                 self._route(events, generation, first_line=generation.decoder.lines_read - 1,
-                            lines=last_line)
+                            lines=lambda: last_line)
             elif generation.decoder.pending_bytes:
                 self.notes.append(
                     f"{generation.name} ends in the middle of line "
@@ -398,11 +399,12 @@ class FollowedFile:
 
     def _fold(self, generation: _Generation, chunk: bytes) -> None:
         lines_before = generation.decoder.lines_read
-        text = generation.tail + chunk
+        before = generation.tail
         try:
             events = generation.decoder.feed(chunk)
         except RecordingError as exc:
             # Fold the whole lines before the bad one, then stop there.
+            text = b"".join(before) + chunk
             cut = text.rfind(b"\n")
             good: list[dict] = []
             decoder = EventStreamDecoder()
@@ -413,17 +415,21 @@ class FollowedFile:
             except RecordingError:
                 pass
             if good:
-                self._route(good, generation, first_line=lines_before, lines=text[:cut])
+                self._route(good, generation, first_line=lines_before,
+                            lines=lambda: text[:cut])
             raise RecordingError(f"{generation.name}: {exc} (the {self.events_read} events "
                                  "before it were read)") from None
-        cut = text.rfind(b"\n")
-        generation.tail = text[cut + 1:] if cut >= 0 else text
+        cut = chunk.rfind(b"\n")
+        if cut < 0:
+            before.append(chunk)  # a line still being written: joined only if needed
+            return
+        generation.tail = [chunk[cut + 1:]]
         if events:
             self._route(events, generation, first_line=lines_before,
-                        lines=text[:cut] if cut >= 0 else b"")
+                        lines=lambda: b"".join(before) + chunk[:cut])
 
     def _route(self, events: list[dict], generation: _Generation, *, first_line: int,
-               lines: bytes = b"") -> None:
+               lines: Callable[[], bytes]) -> None:
         """Hand each event to its run (``meta.runId``; an event without one
         stays with the run before it), in order, a run's events together."""
         segment: list[dict] = []
@@ -466,13 +472,13 @@ class FollowedFile:
         return run
 
     def _add(self, run: FollowedRun, segment: list[dict], batch: list[dict], start: int,
-             generation: _Generation, first_line: int, lines: bytes) -> None:
+             generation: _Generation, first_line: int, lines: Callable[[], bytes]) -> None:
         try:
             _validated(run, segment, "events")
         except RecordingError:
             # Name the line: validate one event at a time to find it.
             for offset, event in enumerate(segment):
-                line = _line_number(lines, first_line, start + offset)
+                line = _line_number(lines(), first_line, start + offset)
                 try:
                     _validated(run, [event], f"{generation.name} line {line}", count=False)
                 except RecordingError as exc:
