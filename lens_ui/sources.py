@@ -287,8 +287,9 @@ def from_ref(ref: str) -> Side:
                           "default sample.")
     kind, value, selector = parsed
     if kind in (ARCHIVE, FOLLOW) and not is_archive_path(value):
-        raise LinkRefused("The link's archive run is not a folder name and a plain path "
-                          "inside that folder; ignored it.")
+        what = "archive run" if kind == ARCHIVE else "followed file"
+        raise LinkRefused(f"The link's {what} is not a folder name and a plain path inside "
+                          "that folder; ignored it.")
     return Side(BY_KIND[kind].from_link(value), selector)
 
 
