@@ -317,7 +317,9 @@ class FollowedFile:
             return False
         if generation.offset == 0 and self.kind is None and generation.name == str(self.path):
             kind = _sniff_file(generation.fd)
-            if kind is not None and kind != EVENT_STREAM:
+            if kind is None:
+                return False  # its first line is still being written: it will tell
+            if kind != EVENT_STREAM:
                 return self._sniff()
         changed = False
         while True:

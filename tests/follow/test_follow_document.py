@@ -62,3 +62,17 @@ def test_a_recording_taken_mid_run_reads_as_running_then_stopped_then_ended(tmp_
     assert followed.poll() is True
     assert followed.summary()["status"] == ENDED
     assert followed.summary()["typedEvents"] == len(whole)
+
+
+def test_a_compact_recording_caught_half_written_is_not_taken_for_a_stream(tmp_path):
+    data = read_bytes(recording_path("agent-one-tool-envelope"))
+    compact = json.dumps(json.loads(data), separators=(",", ":")).encode()
+    path = tmp_path / "run.json"
+    path.write_bytes(compact[:5000])  # one long line, not finished
+    followed = FollowedFile(path)
+    assert followed.poll() is False
+    with open(path, "ab") as out:
+        out.write(compact[5000:])
+    assert followed.poll() is True
+    assert followed.summary()["kind"] == "envelope"
+    assert followed.summary()["typedEvents"] == len(load_recording(data).typed_events)
