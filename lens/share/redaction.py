@@ -18,6 +18,8 @@ What is masked (``--redact``), wherever a run carries text:
   ``(415) 555-0134``/``415-555-0134`` and European ``0``-prefixed grouped
   numbers (``020 7946 0958``, ``06 12 34 56 78``); a bare digit run, a date,
   a time, a version or an id is not a phone number;
+- ``ssn``: US social security numbers written ``123-45-6789`` (as issued: not
+  area 000, 666 or 9xx, group 00 or serial 0000);
 - ``pattern``: what the user's own expressions match (``--redact-pattern``);
   a pattern with a group named ``mask`` masks only that group.
 
@@ -90,7 +92,7 @@ from urllib.parse import quote, quote_plus, unquote, unquote_plus
 
 from recorders.deep_parse import parsing
 
-KINDS = ("key", "email", "card", "phone", "pattern")
+KINDS = ("key", "email", "card", "phone", "ssn", "pattern")
 EXAMPLES_PER_KIND = 3
 # Seconds one user pattern may take over the whole export (all its texts).
 PATTERN_SECONDS = 5.0
@@ -242,6 +244,12 @@ def _card_ok(text: str) -> bool:
     return luhn_valid(digits)
 
 
+def _ssn_ok(text: str) -> bool:
+    """A US social security number as issued: area 001-899 but 666, group and serial not 0."""
+    area, group, serial = text.split("-")
+    return area not in ("000", "666") and area < "900" and group != "00" and serial != "0000"
+
+
 def _digit_count(text: str) -> int:
     return sum(c.isdigit() for c in text)
 
@@ -264,7 +272,7 @@ def _bearer_ok(text: str) -> bool:
 
 
 def _assignment_ok(text: str) -> bool:
-    return not text.startswith(("[key ", "[email ", "[card ", "[phone ", "[pattern "))
+    return not text.startswith(tuple(f"[{kind} " for kind in KINDS))
 
 
 def _email_ok(text: str) -> bool:
@@ -331,9 +339,11 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     Detector("phone", re.compile(
         _NUM_BEFORE + r"0\d{1,4}(?:[ .\-]\d{2,8}){1,4}+" + _NUM_AFTER),
         accept=_national_phone_ok),
+    Detector("ssn", re.compile(_NUM_BEFORE + r"\d{3}-\d{2}-\d{4}" + _NUM_AFTER),
+             accept=_ssn_ok, needs="-"),
 )
 _HAS_DIGITS = re.compile(r"\d\D?\d")
-_MASK_SHAPE = re.compile(r"\[(?:key|email|card|phone|pattern) \d+\]")
+_MASK_SHAPE = re.compile(r"\[(?:" + "|".join(KINDS) + r") \d+\]")
 _ELLIPSIS = re.compile(r"\u2026|\.\.\.")
 _MAX_CUTS = 50  # ellipses looked behind in one text
 _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")

@@ -50,7 +50,7 @@ BASE_RECORDING = _TESTS / "corpus" / "agent-refund-multi-tools-error" / "recordi
 @dataclass(frozen=True)
 class Secret:
     value: str
-    kind: str   # the mask kind it must become: key, email, card, phone
+    kind: str   # the mask kind it must become: key, email, card, phone, ssn
     where: str  # where it was planted, for a failure message
 
 
@@ -65,6 +65,7 @@ PLANTED: tuple[Secret, ...] = (
     Secret("bob@example.org", "email", "tool arguments"),
     Secret("sk-proj-Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz2Xc4Vb", "key", "tool arguments"),
     Secret("correct-horse-battery", "key", "tool arguments (a password member)"),
+    Secret("219-09-9999", "ssn", "tool arguments"),
     Secret("ghp_R4nd0mT0k3nV4lu3F0rT35t1ngPurp0s3s12", "key", "tool arguments as JSON text"),
     Secret("carol@example.net", "email", "tool result as JSON text"),
     Secret("5555555555554444", "card", "tool result as JSON text"),
@@ -99,7 +100,7 @@ _TEXTS = ((_USER, _USER_PLANTED), (_SYSTEM, _SYSTEM_PLANTED), (_ERROR, _ERROR_PL
 _LOOKUP_ARGS = {"orderId": "A-77120"}
 _LOOKUP_ARGS_PLANTED = {"orderId": "A-77120", "notifyEmail": "bob@example.org",
                         "apiKey": "sk-proj-Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz2Xc4Vb",
-                        "password": "correct-horse-battery"}
+                        "password": "correct-horse-battery", "ssn": "219-09-9999"}
 _REFUND_ARGS = {"orderId": "A-77120", "amount": 129.99}
 _REFUND_ARGS_PLANTED = json.dumps(
     {"orderId": "A-77120", "amount": 129.99,

@@ -47,6 +47,7 @@ def masked(text: str, **options) -> str:
     ("415.555.0134", "phone"),
     ("020 7946 0958", "phone"),
     ("06 12 34 56 78", "phone"),
+    ("123-45-6789", "ssn"),
 ])
 def test_each_shape_is_masked_in_a_sentence(text, kind):
     result = masked(f"Use {text}, please.")
@@ -78,6 +79,7 @@ def test_secrets_keep_their_label(text, expected):
     "$129.99", "+5", "10:30", "tool-calls#20", "sf-injection-engine/evaluate#3",
     "PaymentGatewayTimeout: POST /v2/refunds timed out after 30000 ms",
     "Bearer authentication", "the token: none", "@scope/pkg@1.2.3",
+    "900-12-3456", "666-12-3456", "123-00-4567", "123-45-67890",
 ])
 def test_ordinary_text_is_left_alone(text):
     assert masked(text) == text
