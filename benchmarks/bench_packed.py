@@ -1,0 +1,209 @@
+"""Packed recordings against their plain twins: open time, peak memory, and the
+hostile file's refusal.
+
+    python -m benchmarks.bench_packed [--rounds 9] [--probes 3] [--json PATH]
+
+Cases: ``large-loop-of-parallel`` (the corpus recording, 9.7 MB, and its
+packed form, 6.3 MB) and the 20× copy of ``large-agent-300-tool-calls``
+(``benchmarks/scale_recording.py``) packed the same way. The packed files are
+made with ``tests/formats/packer.py``, which gives the packed sample of
+``large-loop-of-parallel`` in ../shared/formats byte for byte; they are kept
+beside the scaled copies.
+
+- **open**: ``recorders.loading.load_recording(bytes)`` of each file (the
+  loader every entry point goes through), and ``lens.run.open_run`` (load and
+  evidence index, what the app does on open), plain and packed in the same
+  rotating rounds; medians and the ratio packed / plain. Target ≤ 1.0×.
+- **memory**: a fresh child process per probe reads the file, resets the
+  kernel's high-water mark (``/proc/self/clear_refs``), notes VmRSS, loads it
+  and reads VmHWM from ``/proc/self/status``: peak − baseline. Plain and packed
+  probes alternate; medians. Target: packed ≤ plain. Linux only.
+- **hostile**: ``tests/data/formats/packed/hostile/recording.packed.json`` (2 KB
+  standing for ~74 TB), time to the refusal (median of many) and a child's
+  peak − baseline while refusing it. Target ≤ 50 ms, memory flat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import hashlib
+
+from benchmarks.inputs import CACHE, REPO, corpus_bytes, corpus_path, scaled_path
+from benchmarks.run import machine
+from benchmarks.timing import median, side_by_side
+
+RESULTS = Path(__file__).resolve().parent / "results" / "packed.json"
+HOSTILE = REPO / "tests" / "data" / "formats" / "packed" / "hostile" / "recording.packed.json"
+PACKER = REPO / "tests" / "formats" / "packer.py"
+HOSTILE_TARGET_MS = 50.0
+
+
+def _packed_copy(name: str, plain: bytes) -> Path:
+    """``plain`` packed, kept in the benchmark cache (keyed by it and the packer)."""
+    digest = hashlib.sha256(plain + PACKER.read_bytes()).hexdigest()[:16]
+    path = CACHE / f"{name}-{digest}.packed.json"
+    if not path.exists():
+        sys.path.insert(0, str(REPO / "tests"))
+        from formats.packer import packed_json
+
+        CACHE.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".partial")
+        partial.write_bytes(packed_json(json.loads(plain)))
+        partial.replace(path)
+    return path
+
+
+def inputs() -> dict[str, tuple[Path, Path]]:
+    """case: (plain file, packed file)."""
+    loop = corpus_path("large-loop-of-parallel")
+    scaled = scaled_path(20)
+    return {
+        "loop": (loop, _packed_copy("large-loop-of-parallel", corpus_bytes(
+            "large-loop-of-parallel"))),
+        "20x": (scaled, _packed_copy(scaled.stem, scaled.read_bytes())),
+    }
+
+
+def measure_open(cases: dict[str, tuple[Path, Path]], rounds: int) -> dict:
+    from lens.run import open_run
+    from recorders.loading import load_recording
+
+    out = {}
+    for name, (plain_path, packed_path) in cases.items():
+        plain, packed = plain_path.read_bytes(), packed_path.read_bytes()
+        times = side_by_side({
+            "load_plain": lambda: load_recording(plain),
+            "load_packed": lambda: load_recording(packed),
+            "open_run_plain": lambda: open_run(plain),
+            "open_run_packed": lambda: open_run(packed),
+        }, rounds)
+        ms = {key: median(values) * 1000 for key, values in times.items()}
+        out[name] = {
+            "plain_mb": len(plain) / 1e6, "packed_mb": len(packed) / 1e6,
+            "median_ms": {key: round(value, 1) for key, value in ms.items()},
+            "load_packed_over_plain": round(ms["load_packed"] / ms["load_plain"], 3),
+            "open_run_packed_over_plain": round(ms["open_run_packed"] / ms["open_run_plain"], 3),
+            "times_ms": {key: [round(v * 1000, 1) for v in values]
+                         for key, values in times.items()},
+        }
+        out[name]["met"] = out[name]["load_packed_over_plain"] <= 1.0
+    return out
+
+
+def _probe(path: Path) -> dict:
+    result = subprocess.run([sys.executable, "-m", "benchmarks.bench_packed", "--child",
+                             str(path)], capture_output=True, text=True, cwd=REPO, timeout=600)
+    if result.returncode != 0:
+        raise RuntimeError(f"memory probe failed: {result.stderr.strip()[-400:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def measure_memory(cases: dict[str, tuple[Path, Path]], probes: int) -> dict:
+    out = {}
+    for name, (plain_path, packed_path) in cases.items():
+        peaks: dict[str, list[float]] = {"plain": [], "packed": []}
+        for _ in range(probes):
+            for side, path in (("plain", plain_path), ("packed", packed_path)):
+                figures = _probe(path)
+                peaks[side].append((figures["peak"] - figures["baseline"]) / 1e6)
+        plain_mb, packed_mb = median(peaks["plain"]), median(peaks["packed"])
+        out[name] = {"plain_peak_mb": round(plain_mb, 1), "packed_peak_mb": round(packed_mb, 1),
+                     "packed_over_plain": round(packed_mb / plain_mb, 3),
+                     "probes_mb": {k: [round(v, 1) for v in vs] for k, vs in peaks.items()},
+                     "met": packed_mb <= plain_mb}
+    return out
+
+
+def measure_hostile(repeat: int = 200) -> dict:
+    from time import perf_counter
+
+    from recorders.errors import ExpansionRefused
+    from recorders.loading import load_recording
+
+    data = HOSTILE.read_bytes()
+    times = []
+    for _ in range(repeat):
+        start = perf_counter()
+        try:
+            load_recording(data)
+        except ExpansionRefused:
+            pass
+        else:
+            raise AssertionError("the hostile file was not refused")
+        times.append(perf_counter() - start)
+    figures = _probe(HOSTILE)
+    refused_ms = median(times) * 1000
+    return {"file_bytes": len(data), "refused_median_ms": round(refused_ms, 3),
+            "refused_max_ms": round(max(times) * 1000, 3),
+            "child_peak_over_baseline_mb": round((figures["peak"] - figures["baseline"]) / 1e6, 2),
+            "child_outcome": figures["outcome"], "met": refused_ms <= HOSTILE_TARGET_MS}
+
+
+def _status(field: str) -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(f"{field} not in /proc/self/status")
+
+
+def _child(path: str) -> None:
+    import gc
+
+    from recorders.errors import RecordingError
+    from recorders.loading import load_recording
+
+    data = Path(path).read_bytes()
+    gc.collect()
+    with open("/proc/self/clear_refs", "w") as clear:
+        clear.write("5")  # VmHWM back to the current resident size
+    baseline = _status("VmRSS")
+    try:
+        kept = load_recording(data)
+        outcome = f"opened {len(kept.typed_events)} typed events"
+    except RecordingError as error:
+        kept, outcome = None, f"refused: {error}"
+    peak = _status("VmHWM")
+    print(json.dumps({"baseline": baseline, "peak": peak, "outcome": outcome}))
+    del kept
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_packed",
+                                     description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--probes", type=int, default=3)
+    parser.add_argument("--json", type=Path, default=RESULTS)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        _child(args.child)
+        return 0
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
+    cases = inputs()
+    report = {"command": "python -m benchmarks.bench_packed"
+                         + " ".join(a for a in [""] + (argv or sys.argv[1:])),
+              "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+              "machine": machine(), "results": {}}
+    report["results"]["hostile"] = measure_hostile()
+    report["results"]["open"] = measure_open(cases, args.rounds)
+    report["results"]["memory"] = measure_memory(cases, args.probes)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps({key: {name: {k: v for k, v in figures.items()
+                                   if k not in ("times_ms", "probes_mb")}
+                            for name, figures in value.items()}
+                      if key != "hostile" else value
+                      for key, value in report["results"].items()}, indent=1))
+    print(f"figures written to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
