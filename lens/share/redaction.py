@@ -93,6 +93,7 @@ from urllib.parse import quote, quote_plus, unquote, unquote_plus
 from recorders.deep_parse import parsing
 
 KINDS = ("key", "email", "card", "phone", "ssn", "pattern")
+_SAID = {"ssn": "SSN"}  # how a kind is said to a person, when not as it is written
 EXAMPLES_PER_KIND = 3
 # Seconds one user pattern may take over the whole export (all its texts).
 PATTERN_SECONDS = 5.0
@@ -371,18 +372,23 @@ def _builtin_spans(text: str) -> list[tuple[int, int, str]]:
     return found
 
 
-def _resolve(spans: Iterable[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    """Non-overlapping spans: the leftmost first, the longer of two starting together,
-    the earlier-listed kind of two alike (the order spans come in)."""
+def _cover(spans: Iterable[tuple]) -> list[list[tuple]]:
+    """Spans (``(start, end, ...)``) as groups that mask every character any of them
+    covers: a span inside another (or inside those before it) is dropped, spans
+    that partly overlap are one group. Of spans alike, the one listed first stays
+    (the built-in kinds come before the user's patterns)."""
     ordered = sorted(enumerate(spans), key=lambda item: (item[1][0], item[1][0] - item[1][1],
                                                         item[0]))
-    kept: list[tuple[int, int, str]] = []
+    groups: list[list[tuple]] = []
     end = -1
     for _, span in ordered:
         if span[0] >= end:
-            kept.append(span)
+            groups.append([span])
             end = span[1]
-    return kept
+        elif span[1] > end:  # overlaps the group and goes on past it
+            groups[-1].append(span)
+            end = span[1]
+    return groups
 
 
 # ─── User patterns ─────────────────────────────────────────────────────
@@ -498,7 +504,7 @@ class Report:
             count = self.counts.get(kind)
             if count:
                 places = self.places.get(kind, 0)
-                parts.append(f"{count} {kind}{'' if count == 1 else 's'} "
+                parts.append(f"{count} {_SAID.get(kind, kind)}{'' if count == 1 else 's'} "
                              f"({places} place{'' if places == 1 else 's'})")
         return "masked " + ", ".join(parts)
 
@@ -618,7 +624,8 @@ class Plan:
         return done[0]
 
     def _mask(self, text: str) -> tuple[str, Counter | None]:
-        spans = list(self._spans.get(text, ()))
+        spans = [(start, end, kind, self._value_mask(text[start:end]))
+                 for start, end, kind in self._spans.get(text, ())]
         for pattern in (self._elsewhere, self._escaped if "\\" in text else None):
             if pattern is None:
                 continue
@@ -629,23 +636,22 @@ class Plan:
                      and not _PERCENT_ESCAPE.match(text, start - 3))
                         or (found[-1].isalnum() and end < len(text) and text[end].isalnum())):
                     continue  # inside a longer word or number: not this value
-                spans.append((start, end, self._kinds[self._value_of(found)]))
-        spans = _resolve(spans)
-        masks = [self._value_mask(text[start:end]) for start, end, _ in spans]
+                value = self._value_of(found)
+                spans.append((start, end, self._kinds[value], self.masks[value]))
         if self._cut_values and ("\u2026" in text or "..." in text):
-            cuts = self._cut_spans(text, spans)
-            if cuts:
-                spans, masks = map(list, zip(*sorted(
-                    [*zip(spans, masks), *(((a, b, k), m) for a, b, k, m in cuts)])))
+            spans += self._cut_spans(text, spans)
         if not spans:
             masked, counts = text, None
         else:
-            counts = Counter(kind for _, _, kind in spans)
+            counts = Counter()
             pieces = []
             at = 0
-            for (start, end, _), mask in zip(spans, masks):
+            for group in _cover(spans):
+                start, end = group[0][0], max(span[1] for span in group)
                 pieces.append(text[at:start])
-                pieces.append(mask)
+                # Values that overlap are masked together: no character of either stays.
+                pieces.append("".join(dict.fromkeys(span[3] for span in group)))
+                counts.update(span[2] for span in group)
                 at = end
             pieces.append(text[at:])
             masked = "".join(pieces)
@@ -663,16 +669,16 @@ class Plan:
         mask = self.masks.get(found)
         return mask if mask is not None else self.masks[self._value_of(found)]
 
-    def _cut_spans(self, text: str, spans: list[tuple[int, int, str]]
+    def _cut_spans(self, text: str, spans: list[tuple[int, int, str, str]]
                    ) -> list[tuple[int, int, str, str]]:
         """Values whose start was cut off where a shortened text says so (``…`` or
         ``...``, at its end or not): (start, end, kind, mask) for each."""
         found: list[tuple[int, int, str, str]] = []
         ends = [m.start() for m in _ELLIPSIS.finditer(text, 0)][:_MAX_CUTS]
         for stem_end in ends:
-            if any(start < stem_end <= end for start, end, _ in spans):
+            if any(span[0] < stem_end <= span[1] for span in spans):
                 continue  # inside something masked already
-            floor = max((end for _, end, _ in spans if end <= stem_end), default=0)
+            floor = max((span[1] for span in spans if span[1] <= stem_end), default=0)
             best = self._cut_before(text, stem_end, floor)
             if best is not None:
                 start, value = best
@@ -815,7 +821,7 @@ class Redactor:
             forced = scan.forced.get(text) if self.builtin else None
             if forced is not None:
                 add(text, forced)
-            spans = _resolve(found.get(text, ()))
+            spans = [span for group in _cover(found.get(text, ())) for span in group]
             for start, end, kind in spans:
                 add(text[start:end], kind)
             if spans and text not in scan.decoded_only:

@@ -279,3 +279,10 @@ def test_a_tool_result_shaped_like_an_event_is_content():
     assert redacted["events"][0]["payload"]["result"] == {
         "type": "ticket", "meta": {"owner": "[email 1]"}, "name": "[email 2]"}
     assert redacted["events"][0]["meta"] == event["meta"]
+
+
+def test_values_that_overlap_are_masked_together():
+    texts, _ = Redactor(patterns=["com, order"]).redact_texts(
+        ["mail bob@example.com, order 5", "call +1 (415) 555-0134 or (415) 555-0134"])
+    # No character of either value stays; a value inside another is the outer's mask.
+    assert texts == ["mail [email 1][pattern 1] 5", "call [phone 1] or [phone 2]"]
