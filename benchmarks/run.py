@@ -1,6 +1,6 @@
 """Run the performance benchmarks and report medians and ratios against their anchors.
 
-    python -m benchmarks [--quick] [--only v8,open,scaling,slider,memory,compare,browser]
+    python -m benchmarks [--quick] [--only v8,open,scaling,slider,memory,compare,browser,share]
                          [--json PATH]
 
 Prints a table and writes every figure (with the machine it ran on) to
@@ -23,14 +23,14 @@ from pathlib import Path
 from time import perf_counter
 
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
-SECTIONS = ("v8", "open", "scaling", "slider", "memory", "compare", "browser")
+SECTIONS = ("v8", "open", "scaling", "slider", "memory", "compare", "browser", "share")
 
 # (repeats for the V8 anchor, open, scaling, slider moves, memory probes, compare,
 # browser presses per round, rounds)
 FULL = {"v8": 7, "open": 7, "scaling": 5, "slider": 300, "memory": 3, "compare": 5,
-        "presses": 20, "rounds": 3}
+        "presses": 20, "rounds": 3, "share": 5, "share_opens": 5}
 QUICK = {"v8": 3, "open": 3, "scaling": 2, "slider": 90, "memory": 1, "compare": 2,
-         "presses": 8, "rounds": 2}
+         "presses": 8, "rounds": 2, "share": 2, "share_opens": 2}
 
 
 def machine() -> dict:
@@ -121,6 +121,9 @@ def _run(section: str, plan: dict) -> dict:
     if section == "compare":
         from benchmarks.bench_compare import measure_compare
         return measure_compare(plan["compare"])
+    if section == "share":
+        from benchmarks.bench_share import measure_share
+        return measure_share(plan["share"], plan["share_opens"])
     from benchmarks.bench_browser import measure_browser
     return measure_browser(plan["presses"], plan["rounds"])
 
@@ -193,6 +196,20 @@ def format_table(report: dict) -> str:
                                 f"{compare['open_both_ms']:.0f} ms open",
                                 f"{compare['compare_over_open']:.2f}x", "<= 1x",
                                 _met(compare["met"])))
+    for name, r in results.get("share", {}).items():
+        lines.append(row.format(f"7 export html {name} ({r['file_bytes'] / 1e6:.0f} MB file)",
+                                f"{r['export_ms']:.0f} ms", f"{r['open_ms']:.0f} ms open",
+                                f"{r['export_over_open']:.2f}x", "", ""))
+        lines.append(row.format("    page size", f"{r['page_bytes'] / 1e6:.1f} MB", "",
+                                f"{r['page_over_file']:.2f}x", "<= file+4 MB",
+                                _met(r["size_bound_met"])))
+        if r["browser_open_ms"] is not None:
+            lines.append(row.format("    page open in Chromium (file://)",
+                                    f"{r['browser_open_ms']:.0f} ms",
+                                    f"max {r['browser_open_max_ms']:.0f}", "", "<= 2000 ms",
+                                    _met(r["browser_open_met"])))
+        lines.append(row.format("    export with --redact", f"{r['export_redacted_ms']:.0f} ms",
+                                "", "", "", ""))
     browser = results.get("browser")
     if browser:
         for case, r in browser.get("cases", {}).items():
