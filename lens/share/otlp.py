@@ -29,6 +29,16 @@ the shape agentfootprint's own OpenTelemetry adapter (``otelObservability``,
   contents, such as a tool's result, only with ``content=True``); integrity
   ledgers are events on their run's root span.
 
+Executions are told apart from the calls, in event order (the boundary log
+the scopes come from says which scopes exist, not how often each ran): an
+Agent runs again when a call's iteration does not follow its last one or its
+turn changes, an LLMCall when it makes a second call; a child that runs again
+within its parent's current execution means the parent ran again, except in a
+Loop, where it is the loop's next iteration. A run that paused and resumed
+under a new run id with the next iteration goes on in its agent's span, and a
+tool call that paused there is closed by its ``toolCallId``, as the adapter
+closes tool spans.
+
 Contents are opt-in, as the conventions make them: only with ``content=True``
 do spans carry ``gen_ai.system_instructions``, ``gen_ai.input.messages``,
 ``gen_ai.output.messages``, ``gen_ai.tool.call.arguments`` and
