@@ -41,6 +41,7 @@ from importlib import resources
 from time import perf_counter
 from typing import Any, Callable
 
+from recorders.deep_parse import collector_paused
 from recorders.loading import load_recording
 from recorders.projections import DEFAULT_PROFILE
 from recorders.run_step import RunStep
@@ -496,12 +497,16 @@ def export_run(run: OpenRun, file_name: str, profile: str = DEFAULT_PROFILE,
     """The page of an open run (``file_name`` is how the page names its file;
     ``redacted`` what redaction masked in it, when it was redacted)."""
     timings: dict[str, float] = {}
-    started = perf_counter()
-    data = export_data(run, file_name, profile, timings, redacted)
-    timings["data"] = perf_counter() - started
-    started = perf_counter()
-    page = html_document(data)
-    timings["page"] = perf_counter() - started
+    # The views allocate a great deal that lives until the page is written: as for
+    # the open (lens.run), the collector would walk the whole run for nothing (on
+    # the 20x copy the export took 1.5x as long with it running).
+    with collector_paused():
+        started = perf_counter()
+        data = export_data(run, file_name, profile, timings, redacted)
+        timings["data"] = perf_counter() - started
+        started = perf_counter()
+        page = html_document(data)
+        timings["page"] = perf_counter() - started
     return HtmlExport(page, timings)
 
 
