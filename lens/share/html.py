@@ -367,6 +367,7 @@ class _Builder:
         root_steps = self.scopes.root().steps
         rows = hop_rows(hops, trips)
         return {
+            "path": text(" → ".join(map(str, route.get_path()))),
             "columns": HOP_COLUMNS,
             "rows": [[text(str(value)) for value in row.as_record().values()] for row in rows],
             "to": [hop_step_index(hop, root_steps, run.evidence) for hop in hops],

@@ -527,6 +527,7 @@
       trips.title = r.governorHelp;
       main.appendChild(trips);
     }
+    if (str(r.path)) main.appendChild(el("pre", "text route-path", "Route: " + str(r.path)));
     main.appendChild(caption(r.rows.length + " hops. Click a hop to go to the step of its iteration."));
     const holder = el("div", "scroll");
     const table = el("table", "hops");
