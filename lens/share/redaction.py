@@ -100,6 +100,16 @@ PATTERN_SECONDS = 5.0
 # A value found once is also masked wherever else it occurs, when at least this long
 # (shorter ones, e.g. a 3-character password, are masked only where they were found).
 MIN_ELSEWHERE_CHARS = 4
+# At most this many values are looked for elsewhere (one regex of all of them runs
+# over every text): past it, those found by where they stand first. A run where a
+# broad pattern of the user's matches tens of thousands of values stays usable;
+# each value is still masked wherever it was found.
+ELSEWHERE_LIMIT = 2000
+# Nor a value longer than this (a private-key block or a JWT is shorter; a run of
+# text caught by ``password=`` to its end is not looked for again as a whole).
+MAX_ELSEWHERE_CHARS = 8192
+# Its JSON-escaped forms are looked for when it has at most this many characters to escape.
+MAX_ESCAPED_CHARS = 64
 # The shortest cut-off start of a value masked in a shortened summary (``alice.…``);
 # shorter, it is as likely a name or a word as a cut value.
 MIN_CUT_CHARS = 6
@@ -351,8 +361,10 @@ _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _CARD_INTEGER_DIGITS = range(15, 20)
 
 
-def _builtin_spans(text: str) -> list[tuple[int, int, str]]:
-    found: list[tuple[int, int, str]] = []
+def _builtin_spans(text: str) -> list[tuple[int, int, str, bool]]:
+    """(start, end, kind, by context): the last is true for a value found by what
+    stands before it (``Bearer``, ``password=``), which may stand alone elsewhere."""
+    found: list[tuple[int, int, str, bool]] = []
     digits = None
     for detector in BUILTIN_DETECTORS:
         if detector.needs is not None and detector.needs not in text:
@@ -368,7 +380,7 @@ def _builtin_spans(text: str) -> list[tuple[int, int, str]]:
                 continue
             if detector.accept is not None and not detector.accept(text[start:end]):
                 continue
-            found.append((start, end, detector.kind))
+            found.append((start, end, detector.kind, detector.group != 0))
     return found
 
 
@@ -526,25 +538,28 @@ class Plan:
 
     def __init__(self, spans: dict[str, list[tuple[int, int, str]]],
                  masks: dict[str, str], kinds: dict[str, str],
-                 nested: dict[str, tuple[Any, int]]) -> None:
+                 nested: dict[str, tuple[Any, int]], elsewhere: Sequence[str]) -> None:
         self._spans = spans        # text -> its findings (start, end, kind)
         self.masks = masks         # value -> mask, in order of first appearance
         self._kinds = kinds        # value -> kind
         self._nested = nested      # JSON text -> (its parsed value, its context)
         self._memo: dict[str, tuple[str, Counter | None]] = {}  # text -> masked, counts
-        # Each value long enough to look for elsewhere, and its percent-encoded forms.
+        # Each value looked for elsewhere (long enough, and ``elsewhere`` holds it),
+        # and its percent-encoded forms.
+        looked_for = [v for v in elsewhere
+                      if MIN_ELSEWHERE_CHARS <= len(v) <= MAX_ELSEWHERE_CHARS]
         self._forms: dict[str, str] = {}
-        for value in masks:
-            if len(value) >= MIN_ELSEWHERE_CHARS:
-                for form in _encodings(value):
-                    self._forms.setdefault(form, value)
-                self._forms[value] = value
-        self._elsewhere = _literal_pattern(self._forms)
+        for value in looked_for:
+            for form in _encodings(value):
+                self._forms.setdefault(form, value)
+        self._forms.update((value, value) for value in masks)
+        self._elsewhere = _literal_pattern(
+            [*looked_for, *(f for f, v in self._forms.items() if f != v)])
         # Their JSON-escaped forms (``dave\\u0040example.com`` in JSON text, or in
         # a cut-off summary of JSON text that cannot be parsed), looked for only in
         # texts holding a backslash.
-        self._escaped = _escaped_pattern(v for v in masks if len(v) >= MIN_ELSEWHERE_CHARS)
-        self._cut_values = [v for v in masks if len(v) > MIN_CUT_CHARS]
+        self._escaped = _escaped_pattern(looked_for)
+        self._cut_values = [v for v in looked_for if len(v) > MIN_CUT_CHARS]
 
     def apply(self, document: Any, *, root: bool = True) -> tuple[Any, Report]:
         """The document with every finding masked, and what was masked. ``root``:
@@ -742,7 +757,7 @@ def _escaped_pattern(values: Iterable[str]) -> re.Pattern | None:
     a JSON escape (``\\u0040`` or ``\\/``); the plain form is :func:`_literal_pattern`'s."""
     pieces = []
     for value in sorted(values, key=len, reverse=True):
-        if value.isalnum():
+        if value.isalnum() or sum(not c.isalnum() for c in value) > MAX_ESCAPED_CHARS:
             continue
         chars = []
         for char in value:
@@ -791,7 +806,7 @@ class Redactor:
             for document in documents:
                 scan.walk(document, _ROOT if root else _CONTENT)
         texts = list(scan.texts)
-        found: dict[str, list[tuple[int, int, str]]] = {}
+        found: dict[str, list[tuple[int, int, str, bool]]] = {}
         if self.builtin:
             for text in texts:
                 spans = _builtin_spans(text)
@@ -799,7 +814,7 @@ class Redactor:
                     found[text] = spans
         for matches in _user_spans(self.patterns, texts, self.pattern_seconds):
             for index, start, end in matches:
-                found.setdefault(texts[index], []).append((start, end, "pattern"))
+                found.setdefault(texts[index], []).append((start, end, "pattern", False))
         for text in found:
             if "[" in text:  # a mask from an earlier pass is not looked into again
                 masks_in = [m.span() for m in _MASK_SHAPE.finditer(text)]
@@ -817,16 +832,27 @@ class Redactor:
                 kinds[value] = kind
 
         spans_of: dict[str, list[tuple[int, int, str]]] = {}
+        # Values found by where they stand (a password member, after "Bearer", in
+        # decoded text): first to be looked for elsewhere when there are very many.
+        by_context: dict[str, None] = {}
         for text in texts:
             forced = scan.forced.get(text) if self.builtin else None
             if forced is not None:
                 add(text, forced)
+                by_context[text] = None
+            decoded = text in scan.decoded_only
             spans = [span for group in _cover(found.get(text, ())) for span in group]
-            for start, end, kind in spans:
+            for start, end, kind, context in spans:
                 add(text[start:end], kind)
-            if spans and text not in scan.decoded_only:
-                spans_of[text] = spans
-        return Plan(spans_of, masks, kinds, scan.nested)
+                if context or decoded:
+                    by_context[text[start:end]] = None
+            if spans and not decoded:
+                spans_of[text] = [span[:3] for span in spans]
+        if len(masks) <= ELSEWHERE_LIMIT:
+            elsewhere = list(masks)
+        else:
+            elsewhere = list(dict.fromkeys([*by_context, *masks]))[:ELSEWHERE_LIMIT]
+        return Plan(spans_of, masks, kinds, scan.nested, elsewhere)
 
     def redact(self, document: Any) -> tuple[Any, Report]:
         """A redacted copy of one whole document, and what was masked."""

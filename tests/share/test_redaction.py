@@ -286,3 +286,16 @@ def test_values_that_overlap_are_masked_together():
         ["mail bob@example.com, order 5", "call +1 (415) 555-0134 or (415) 555-0134"])
     # No character of either value stays; a value inside another is the outer's mask.
     assert texts == ["mail [email 1][pattern 1] 5", "call [phone 1] or [phone 2]"]
+
+
+def test_past_the_elsewhere_limit_values_found_by_context_are_looked_for_first(monkeypatch):
+    import lens.share.redaction as redaction
+
+    monkeypatch.setattr(redaction, "ELSEWHERE_LIMIT", 2)
+    document = {"mail": "a1@example.org b2@example.org c3@example.org",
+                "args": {"password": "tr0ub4dor-3"},
+                "said": "my password is tr0ub4dor-3, mail d4@example.org"}
+    redacted, report = Redactor().redact(document)
+    # Every value is masked where it was found; the password, found by its name, elsewhere too.
+    assert redacted["mail"] == "[email 1] [email 2] [email 3]"
+    assert redacted["said"] == "my password is [key 1], mail [email 4]"
