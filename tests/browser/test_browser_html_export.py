@@ -169,3 +169,25 @@ def test_hostile_strings_show_as_text(browser, pages):
         assert guard.problems() == []
     finally:
         context.close()
+
+
+def test_child_scopes_are_reached_and_stepped_too(browser, pages):
+    run = open_run(read_bytes(recording_path("nested-sequence-with-parallel")))
+    scopes = run.scopes()
+    children = scopes.root().children
+    assert children
+    context, page, guard = _open(browser, pages["nested-sequence-with-parallel"])
+    try:
+        picker = page.get_by_label("Enter a child scope")
+        picker.select_option(index=1)  # the first child, after "choose…"
+        child = scopes.get(children[0])
+        assert _label(page) == (1, len(child.steps))
+        if len(child.steps) > 1:
+            page.keyboard.press("N")
+            assert _label(page) == (2, len(child.steps))
+        # The breadcrumb leads back to the root.
+        page.get_by_role("button", name="⌂ root").click()
+        assert _label(page) == (1, len(scopes.root().steps))
+        assert guard.problems() == []
+    finally:
+        context.close()
