@@ -339,3 +339,13 @@ def test_the_cli_reports_the_packed_kind(tmp_path, capsys):
     info = json.loads(capsys.readouterr().out)
     assert info["sourceKind"] == "packed"
     assert info["format"] == packed.PACKED_FORMAT
+
+
+def test_a_packed_recording_minted_into_an_artifact_store_opens_as_its_twin():
+    entry = {"format": 1,
+             "meta": {"ref": "art_1", "kind": "recording/run", "mediaType": "application/json",
+                      "bytes": 96824, "createdAt": 1, "label": "run r", "origin": {"runId": "r"}},
+             "payload": {"shape": "text", "value": _packed_bytes("agent-tool").decode()}}
+    opened = load_recording(json.dumps(entry).encode())
+    assert opened.source_kind == "artifact-recording"
+    assert opened.typed_events == load_recording(_plain_bytes("agent-tool")).typed_events
