@@ -326,8 +326,13 @@ def _calls_and_timeline(held: _Held, run, summary: dict) -> None:
     failed = " · failed" if chosen.failed else ""
     st.text(f"call {st.session_state.get(CALL_SLIDER, count)} of {count} · {what} "
             f"{one_line(chosen.label, 80)} · {state}{failed}")
-    key = f"lens.follow.timeline.{id(held)}"
-    st.plotly_chart(timeline_figure(timeline, [(chosen.kind, chosen.record_id)]), key=key,
+    # Built again only when the file grew or another call was chosen: the
+    # fragment redraws it twice a second, and building it is most of a redraw.
+    drawn = (grown, chosen.kind, chosen.record_id, chosen.open)
+    if held.cache.get("figure_for") != drawn:
+        held.cache["figure_for"] = drawn
+        held.cache["figure"] = timeline_figure(timeline, [(chosen.kind, chosen.record_id)])
+    st.plotly_chart(held.cache["figure"], key=f"lens.follow.timeline.{id(held)}",
                     config=PLOT_CONFIG)
 
 
