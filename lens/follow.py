@@ -16,7 +16,9 @@ keeps the descriptor of the generation it is reading, so when the file at
 ``<path>`` is another one (device and inode) it reads the old descriptor to
 its end first, then a whole generation that was rotated in between (a ``.1``
 it never held), then the new file: no event is lost or read twice, a line
-cut at the rotation included. A file shorter than what was read (truncated in
+cut at the rotation included. (A third rotation before the next poll would
+overwrite a generation no reader held: with a flush a second and a poll
+every 0.1 s that takes a follower stalled for seconds.) A file shorter than what was read (truncated in
 place, as ``logrotate copytruncate`` does) is read again from its start as
 the next generation. Given a path with a ``.1`` beside it, ``.1`` is read
 first, as the loader does.
@@ -38,6 +40,13 @@ Status of the run being written (the run of the newest event):
 - ``stopped-without-end``: no end, and no growth for ``idle_seconds``. A run
   whose composition crashed simply stops writing, which looks exactly like
   this; the calls still open are named in :meth:`FollowedFile.summary`.
+
+:meth:`FollowedFile.summary` counts exactly on every poll. Its newest likely
+cause is found over the grown index (:func:`lens.evidence.causes.likely_causes`
+on :meth:`FollowedFile.open_run`), again only when the time since it was
+last found is :data:`_CAUSE_COST_FACTOR` times what finding it cost (or it
+cost under :data:`_CAUSE_FREE_SECONDS`): a stream appended faster than that
+gets the cause a moment after the counts, and following stays proportional.
 
 Does not own: decoding lines (:mod:`recorders.event_stream`), the evidence
 fold (:mod:`recorders.evidence.build`), the causes
