@@ -616,15 +616,28 @@ def _settle_times(spans: list[_Span]) -> None:
             span.end_ms = span.start_ms
         if span.end_ms < span.start_ms:
             span.end_ms = span.start_ms
+        if any(_within_otlp(ms) != ms for ms in (span.start_ms, span.end_ms)):
+            # A recorded time OTLP cannot carry (before 1970, after 2554).
+            span.attributes["agentfootprint.time.clamped"] = True
         if span.unrecorded:
             span.attributes["agentfootprint.time.unrecorded"] = list(span.unrecorded)
 
 
 def _unix_nano(ms: float) -> str:
     """Epoch milliseconds as the decimal string of epoch nanoseconds (exact for
-    whole milliseconds, to the nanosecond otherwise)."""
+    whole milliseconds, to the nanosecond otherwise), within what OTLP's
+    unsigned 64-bit field holds."""
+    ms = _within_otlp(ms)
     whole = int(ms)
-    return str(whole * 1_000_000 + round((ms - whole) * 1_000_000))
+    return str(min(whole * 1_000_000 + round((ms - whole) * 1_000_000), _MAX_NANOS))
+
+
+_MAX_NANOS = 2**64 - 1
+_MAX_MS = _MAX_NANOS // 1_000_000
+
+
+def _within_otlp(ms: float) -> float:
+    return min(max(ms, 0), _MAX_MS)
 
 
 # ─── The wire form ─────────────────────────────────────────────────────
@@ -691,7 +704,9 @@ def _any_value(value: Any) -> dict[str, Any]:
     if isinstance(value, bool):
         return {"boolValue": value}
     if isinstance(value, int):
-        return {"intValue": str(value)}
+        if -2**63 <= value < 2**63:
+            return {"intValue": str(value)}
+        return {"stringValue": str(value)}  # past int64: the recorded digits
     if isinstance(value, float):
         return {"doubleValue": value}
     if isinstance(value, (list, tuple)):

@@ -301,3 +301,21 @@ def test_a_bare_boundary_log_exports_its_calls():
     _check_tree(spans)
     assert sum(_operation(s) == "chat" for s in spans) == \
         sum(e["type"] == LLM_START for e in document["events"])
+
+
+def test_numbers_and_times_past_what_otlp_carries_are_kept_readable():
+    document = json.loads(read_bytes(recording_path("agent-no-tools")))
+    (end,) = [e for e in document["events"] if e["type"] == LLM_END]
+    end["payload"]["usage"] = {"input": 10**30, "output": 3}
+    end["meta"]["wallClockMs"] = 1e22
+    spans = _document_spans(document)
+    _check_tree(spans)
+    for span in spans:
+        assert 0 <= int(span["startTimeUnixNano"]) <= int(span["endTimeUnixNano"]) < 2**64
+        for item in span["attributes"]:
+            if "intValue" in item["value"]:
+                assert -2**63 <= int(item["value"]["intValue"]) < 2**63
+    (chat,) = [s for s in spans if _operation(s) == "chat"]
+    attributes = _attributes(chat)
+    assert attributes["gen_ai.usage.input_tokens"] == str(10**30)
+    assert attributes["agentfootprint.time.clamped"] is True
