@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import io
 import re
+import struct
 import zipfile
 from dataclasses import dataclass, field
 from typing import Any
@@ -121,12 +122,15 @@ def report_fields(manifest: dict) -> dict[str, Any]:
 
 def checked_entries(data: bytes, limit: int) -> list[zipfile.ZipInfo]:
     """The zip's entries once every one has passed the checks (names, sizes,
-    ratio, method); nothing is inflated here."""
+    ratio, method); nothing is inflated here. The count of entries is read from
+    the end record first, so a central directory of millions is not parsed."""
+    declared = _declared_entries(data)
+    if declared is not None and declared > MAX_ENTRIES:
+        raise _too_many(declared)
     with _opened(data) as archive:
         entries = archive.infolist()
     if len(entries) > MAX_ENTRIES:
-        raise RecordingError(f"the zip holds {len(entries):,} entries, more than a bug "
-                             f"report has ({MAX_ENTRIES:,}); refused")
+        raise _too_many(len(entries))
     seen: set[str] = set()
     total = 0
     for info in entries:
@@ -159,6 +163,36 @@ def checked_entries(data: bytes, limit: int) -> list[zipfile.ZipInfo]:
                                  f"{limit / 1024**2:,.0f} MiB in all, beyond the limit; "
                                  "refused before inflating them")
     return entries
+
+
+def _too_many(count: int) -> RecordingError:
+    return RecordingError(f"the zip holds {count:,} entries, more than a bug report has "
+                          f"({MAX_ENTRIES:,}); refused")
+
+
+_END = b"PK\x05\x06"
+_END_BYTES = 22
+_ZIP64_LOCATOR = b"PK\x06\x07"
+_ZIP64_END = b"PK\x06\x06"
+
+
+def _declared_entries(data: bytes) -> int | None:
+    """The entry count the end-of-central-directory record declares (the zip64
+    record's when the classic one defers to it); None when there is no record,
+    which ``zipfile`` then reports as damage."""
+    end = data.rfind(_END, max(0, len(data) - _END_BYTES - 0xFFFF))
+    if end < 0 or end + _END_BYTES > len(data):
+        return None
+    count = struct.unpack_from("<H", data, end + 10)[0]
+    if count != 0xFFFF:
+        return count
+    locator = data.rfind(_ZIP64_LOCATOR, max(0, end - 20), end)
+    if locator < 0:
+        return count
+    offset = struct.unpack_from("<Q", data, locator + 8)[0]
+    if data[offset:offset + 4] != _ZIP64_END or offset + 40 > len(data):
+        return count
+    return struct.unpack_from("<Q", data, offset + 32)[0]
 
 
 def _name_problem(name: str) -> str | None:

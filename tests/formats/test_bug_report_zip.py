@@ -160,3 +160,14 @@ def test_the_cli_refuses_a_tricky_zip_in_one_line(tmp_path):
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "'../evil.json' climbs out" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_zip_of_too_many_entries_is_refused_before_its_directory_is_parsed(monkeypatch):
+    many = _zip([("manifest.json", _manifest())]
+                + [(f"conversations/c{i}.json", b"{}") for i in range(10_001)])
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("the central directory was parsed")
+    monkeypatch.setattr(zipfile.ZipFile, "__init__", no_parse)
+    with pytest.raises(RecordingError, match="holds 10,002 entries, more than a bug report has"):
+        load_file(many)
