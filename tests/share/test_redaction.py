@@ -299,3 +299,23 @@ def test_past_the_elsewhere_limit_values_found_by_context_are_looked_for_first(m
     # Every value is masked where it was found; the password, found by its name, elsewhere too.
     assert redacted["mail"] == "[email 1] [email 2] [email 3]"
     assert redacted["said"] == "my password is [key 1], mail [email 4]"
+
+
+def test_user_patterns_are_bounded_outside_the_main_thread_too():
+    # The app's Share dialog runs in a script thread, where no alarm signal reaches.
+    import threading
+
+    outcome: dict = {}
+
+    def share() -> None:
+        try:
+            Redactor(builtin=False, patterns=[r"(a+)+$"], pattern_seconds=1.0).redact(
+                {"text": "a" * 40 + "b"})
+        except RedactionError as exc:
+            outcome["error"] = str(exc)
+
+    worker = threading.Thread(target=share)
+    worker.start()
+    worker.join(timeout=30)
+    assert not worker.is_alive()
+    assert "took more than 1 s" in outcome["error"]
