@@ -75,6 +75,7 @@ from recorders.errors import RecordingError
 from recorders.event_stream import EventStreamDecoder, run_id_of
 from recorders.evidence import EvidenceIndex, ModelCall, ToolCall, run_id as recording_run_id
 from recorders.evidence.build import EvidenceBuilder
+from recorders.evidence.records import CONSUMER_SCOPE
 from recorders.event_types import KNOWN_TYPED_TYPES
 from recorders import file_kinds, loading
 from recorders.loading import LoadedFile, Recording, load_file
@@ -213,7 +214,8 @@ class FollowedFile:
         self.notes: list[str] = []    # plain sentences: rotations, rewrites, cut lines
         self.runs: list[FollowedRun] = []
         self._runs_by_id: dict[str | None, FollowedRun] = {}
-        self._current: FollowedRun | None = None
+        self._current: FollowedRun | None = None   # the run being written (shown)
+        self._last_run: FollowedRun | None = None  # the run of the newest event with an id
         self._generation: _Generation | None = None
         self._finished: dict[tuple[int, int], int] = {}  # generations read: ident -> bytes
         self._started = False
@@ -460,9 +462,9 @@ class FollowedFile:
     def _run_for(self, event: dict) -> FollowedRun:
         rid = run_id_of(event)
         if rid is None:
-            if self._current is None:
-                self._current = self._new_run(None)
-            return self._current
+            if self._last_run is None:
+                self._last_run = self._current = self._new_run(None)
+            return self._last_run
         run = self._runs_by_id.get(rid)
         if run is None:
             leading = self._runs_by_id.get(None)
@@ -473,7 +475,10 @@ class FollowedFile:
                 run = self._runs_by_id[rid] = leading
             else:
                 run = self._new_run(rid)
-        self._current = run
+        self._last_run = run
+        if rid != CONSUMER_SCOPE or self._current is None:
+            # The application's own events (pause, runner.emit) are not the run being written.
+            self._current = run
         return run
 
     def _new_run(self, rid: str | None) -> FollowedRun:

@@ -397,3 +397,19 @@ def test_a_rotated_files_last_line_without_newline_is_read_and_a_cut_one_reporte
     followed.poll()
     assert followed.summary()["typedEvents"] == len(lines) - 1
     assert any("ends in the middle of line 10" in note for note in followed.notes)
+
+
+def test_the_applications_own_events_do_not_become_the_run_being_written(tmp_path):
+    events = whole_lines(sample("agent-tool.mid-run.ndjson"))
+    emitted = {"type": "agentfootprint.pause.request", "payload": {"reason": "ask"},
+               "meta": {"runId": "consumer-scope", "wallClockMs": 1, "runtimeStageId": "x",
+                        "subflowPath": []}}
+    path = tmp_path / "events.ndjson"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events[:10] + [emitted] + events[10:]),
+                    encoding="utf-8")
+    followed = FollowedFile(path)
+    followed.poll()
+    summary = followed.summary()
+    assert summary["runId"] == events[0]["meta"]["runId"] and summary["runs"] == 2
+    assert summary["typedEvents"] == len(events)
+    assert split_runs(events[:10] + [emitted] + events[10:])[1] == [emitted]
