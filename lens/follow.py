@@ -18,10 +18,10 @@ its end first, then a whole generation that was rotated in between (a ``.1``
 it never held), then the new file: no event is lost or read twice, a line
 cut at the rotation included. (A third rotation before the next poll would
 overwrite a generation no reader held: with a flush a second and a poll
-every 0.1 s that takes a follower stalled for seconds.) A file shorter than what was read (truncated in
-place, as ``logrotate copytruncate`` does) is read again from its start as
-the next generation. Given a path with a ``.1`` beside it, ``.1`` is read
-first, as the loader does.
+every 0.1 s that takes a follower stalled for seconds.) A file shorter than
+what was read (truncated in place, as ``logrotate copytruncate`` does) is
+read again from its start as the next generation. Given a path with a
+stream's ``.1`` beside it, ``.1`` is read first, as the loader does.
 
 A whole recording or envelope (not a stream) at the path is reopened as a
 whole each time it changes: a file rewritten in place is different content,
