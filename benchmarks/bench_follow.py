@@ -1,6 +1,7 @@
 """Following a run while it is written (issue 28), side by side in one run.
 
     python -m benchmarks.bench_follow [--quick] [--json PATH]
+    python -m benchmarks --only follow        (the same, in the main table)
 
 1. Latency: an event written to the stream, to its count printed by
    ``footprint-lens follow`` (a subprocess, as a user runs it). The writer
@@ -217,26 +218,35 @@ class _Irregular:
         return 0.05 + (self.state % 1000) / 1000 * 0.55
 
 
-def format_table(report: dict) -> str:
+def measure_follow(rounds: int, batch_count: int) -> dict:
+    """Both measurements, as ``python -m benchmarks --only follow`` runs them."""
+    return {"latency": measure_latency(batch_count), "cpu": measure_cpu(rounds)}
+
+
+def table_rows(report: dict, row: str, met) -> list[str]:
+    """The figures as rows of a table laid out by ``row`` (six columns)."""
     cpu, latency = report["cpu"], report["latency"]
+    return [
+        row.format(f"8 follow: written -> printed ({latency['batches']} batches)",
+                   f"p95 {latency['p95_ms']:.0f} ms", f"med {latency['median_ms']:.0f} ms",
+                   "", "<= 1000 ms", met(latency["met"])),
+        row.format(f"8 follow 20x stream, {cpu['batches']} x {BATCH} events",
+                   f"{cpu['follow_ms']:.0f} ms", f"{cpu['open_ms']:.0f} ms open",
+                   f"{cpu['follow_over_open']:.2f}x", "<= 1.5x", met(cpu["met"])),
+        row.format("    poll only", f"{cpu['poll_only_ms']:.0f} ms", "",
+                   f"{cpu['poll_only_over_open']:.2f}x", "", ""),
+        row.format("    collector not frozen", f"{cpu['follow_no_freeze_ms']:.0f} ms", "",
+                   f"{cpu['follow_no_freeze_over_open']:.2f}x", "", ""),
+        row.format("    open_run() near the end", f"{cpu['open_run_at_end_ms']:.1f} ms",
+                   f"p95 {cpu['open_run_at_end_p95_ms']:.1f}", "", "", ""),
+    ]
+
+
+def format_table(report: dict) -> str:
     row = "{:<52} {:>12} {:>14} {:>8} {:>10} {:>4}"
-    met = {True: "yes", False: "NO"}
     lines = [row.format("measurement", "measured", "baseline", "ratio", "target", "met"),
-             "-" * 105,
-             row.format(f"follow: written -> printed ({latency['batches']} batches)",
-                        f"p95 {latency['p95_ms']:.0f} ms", f"med {latency['median_ms']:.0f} ms",
-                        "", "<= 1000 ms", met[latency["met"]]),
-             row.format(f"follow 20x stream, {cpu['batches']} batches of {BATCH}: poll+summary",
-                        f"{cpu['follow_ms']:.0f} ms", f"open {cpu['open_ms']:.0f} ms",
-                        f"{cpu['follow_over_open']:.2f}x", "<= 1.5x", met[cpu["met"]]),
-             row.format("    poll only", f"{cpu['poll_only_ms']:.0f} ms", "",
-                        f"{cpu['poll_only_over_open']:.2f}x", "", ""),
-             row.format("    open_run() near the end (one call, median)",
-                        f"{cpu['open_run_at_end_ms']:.1f} ms",
-                        f"p95 {cpu['open_run_at_end_p95_ms']:.1f} ms", "", "", ""),
-             row.format("    poll + summary, collector not frozen",
-                        f"{cpu['follow_no_freeze_ms']:.0f} ms", "",
-                        f"{cpu['follow_no_freeze_over_open']:.2f}x", "", "")]
+             "-" * 105]
+    lines += table_rows(report, row, lambda flag: "yes" if flag else "NO")
     return "\n".join(lines)
 
 
@@ -250,8 +260,7 @@ def main(argv: list[str] | None = None) -> int:
 
     report = {"command": "python -m benchmarks.bench_follow" + (" --quick" if args.quick else ""),
               "machine": machine()}
-    report["latency"] = measure_latency(20 if args.quick else 60)
-    report["cpu"] = measure_cpu(1 if args.quick else 3)
+    report.update(measure_follow(1 if args.quick else 3, 20 if args.quick else 60))
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2) + "\n")
     print(format_table(report))

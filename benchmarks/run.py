@@ -1,6 +1,7 @@
 """Run the performance benchmarks and report medians and ratios against their anchors.
 
-    python -m benchmarks [--quick] [--only v8,open,scaling,slider,memory,compare,browser,share]
+    python -m benchmarks [--quick]
+                         [--only v8,open,scaling,slider,memory,compare,browser,share,follow]
                          [--json PATH]
 
 Prints a table and writes every figure (with the machine it ran on) to
@@ -23,14 +24,17 @@ from pathlib import Path
 from time import perf_counter
 
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
-SECTIONS = ("v8", "open", "scaling", "slider", "memory", "compare", "browser", "share")
+SECTIONS = ("v8", "open", "scaling", "slider", "memory", "compare", "browser", "share",
+            "follow")
 
 # (repeats for the V8 anchor, open, scaling, slider moves, memory probes, compare,
 # browser presses per round, rounds)
 FULL = {"v8": 7, "open": 7, "scaling": 5, "slider": 300, "memory": 3, "compare": 5,
-        "presses": 20, "rounds": 3, "share": 5, "share_opens": 5}
+        "presses": 20, "rounds": 3, "share": 5, "share_opens": 5,
+        "follow": 3, "follow_batches": 60}
 QUICK = {"v8": 3, "open": 3, "scaling": 2, "slider": 90, "memory": 1, "compare": 2,
-         "presses": 8, "rounds": 2, "share": 2, "share_opens": 2}
+         "presses": 8, "rounds": 2, "share": 2, "share_opens": 2,
+         "follow": 1, "follow_batches": 20}
 
 
 def machine() -> dict:
@@ -124,6 +128,9 @@ def _run(section: str, plan: dict) -> dict:
     if section == "share":
         from benchmarks.bench_share import measure_share
         return measure_share(plan["share"], plan["share_opens"])
+    if section == "follow":
+        from benchmarks.bench_follow import measure_follow
+        return measure_follow(plan["follow"], plan["follow_batches"])
     from benchmarks.bench_browser import measure_browser
     return measure_browser(plan["presses"], plan["rounds"])
 
@@ -210,6 +217,9 @@ def format_table(report: dict) -> str:
                                     _met(r["browser_open_met"])))
         lines.append(row.format("    export with --redact", f"{r['export_redacted_ms']:.0f} ms",
                                 "", "", "", ""))
+    if results.get("follow"):
+        from benchmarks.bench_follow import table_rows
+        lines += table_rows(results["follow"], row, _met)
     browser = results.get("browser")
     if browser:
         for case, r in browser.get("cases", {}).items():
