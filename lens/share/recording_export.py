@@ -11,7 +11,8 @@ over all of it (when nothing at all is found, the output is the input's bytes):
   compact or indented as the input was (the indent and a final newline kept,
   a byte-order mark kept), gzipped when the input was;
 - an event stream (NDJSON): one masked event a line; a last line still being
-  written (no newline, not yet whole JSON) is left out and said so;
+  written (no newline, not yet whole JSON) is left out and said so; an older
+  generation ``<file>.1`` beside it is not part of the export (said too);
 - a bug report (.zip): the same members in the same order, each JSON member
   masked as a document, each text member as text; a member that is neither
   is refused (it cannot be looked into, so it cannot be shared redacted).
@@ -57,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, redactor: Redactor | None) -> int:
-    from recorders.loading import read_regular_file
+    from recorders.loading import ROTATED_SUFFIX, read_regular_file
 
     data = _read(args.file, read_regular_file)
     exported = export_recording(data, redactor)
@@ -67,6 +68,10 @@ def run(args: argparse.Namespace, redactor: Redactor | None) -> int:
     what = "an unchanged copy" if redactor is None else exported.report.summary()
     print(f"wrote {args.output} ({len(exported.data):,} bytes, {exported.form}): {what}",
           file=sys.stderr)
+    older = args.file + ROTATED_SUFFIX
+    if exported.form.startswith("event-stream") and os.path.isfile(older):
+        print(f"{older} beside it holds the stream's older part, which is not in this "
+              "export", file=sys.stderr)
     return 0
 
 

@@ -275,3 +275,12 @@ def test_half_surrogate_pairs_stay_escapes(tmp_path):
     assert_no_secret(exported.data)
     assert [len(r.typed_events) for r in load_file(exported.data).runs] == \
         [len(r.typed_events) for r in load_file(data).runs]
+
+
+def test_an_event_streams_older_part_beside_it_is_said(tmp_path, capsys):
+    stream = tmp_path / "events.ndjson"
+    stream.write_bytes(_kinds_sample("events.ndjson"))
+    (tmp_path / "events.ndjson.1").write_bytes(_kinds_sample("events.ndjson"))
+    code, err = export(capsys, str(stream), "--redact", "-o", str(tmp_path / "out.ndjson"))
+    assert code == 0
+    assert "events.ndjson.1 beside it holds the stream's older part" in err
