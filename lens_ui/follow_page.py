@@ -5,9 +5,10 @@ where runs are being written: ``fileObservability`` event streams (``.ndjson``,
 rotating to ``.ndjson.1``) and the recordings or envelopes a file sink writes.
 The page lists them, newest first; the one chosen is followed with
 :class:`lens.follow.FollowedFile`, polled by a fragment that reruns every
-:data:`POLL_SECONDS` (each poll reads only what was appended). What it shows
-grows as events arrive: the counts, the calls still open (shown as running),
-the calls on a slider and a timeline, and the likely causes. The status says
+:data:`POLL_SECONDS` (each poll reads only what was appended) and draws the
+status, the counts and the calls still open (shown as running); a second
+fragment draws what grows with them, the calls on a slider and a timeline and
+the likely causes, every :data:`GROWN_SECONDS` from what the last poll read. The status says
 "still running" until the run's end is written, and "stopped without an end"
 when the file stops growing with calls open (a crashed run simply stops).
 When the run has ended and the file sink has written its full recording
@@ -47,6 +48,7 @@ from lens_ui.runs import run_in_file
 from lens_ui.sources import FollowSource
 
 POLL_SECONDS = 0.5  # how often the page looks at the file (an event on screen within ~1 s)
+GROWN_SECONDS = 1.5  # how often the calls, timeline and causes are drawn again
 MAX_LISTED = 200  # files offered, newest first
 FOLLOWABLE = (".ndjson", ".json", ".json.gz")
 FILE_SELECT = "lens.follow.file"
@@ -170,12 +172,21 @@ def _read_link(refs: dict[str, Listed]) -> None:
 # ─── the followed file, polled ─────────────────────────────────────────
 
 
-@st.fragment(run_every=POLL_SECONDS)
 def follow_view(ref: str) -> None:
+    """The followed file: its status and counts, redrawn on every poll, and
+    what grows with it (calls, timeline, causes), redrawn less often."""
     held = _held(ref)
     if held is None:
         return
-    followed = held.followed
+    _status(held)
+    _grown(held)
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def _status(held: _Held) -> None:
+    """Poll the file and say where the run is: cheap, so the count follows the file."""
+    ref, followed = held.ref, held.followed
+    held.cache["summary"] = None
     refusal = _refusal(ref)
     if refusal is not None:
         st.error(refusal, icon=":material/block:")
@@ -186,7 +197,7 @@ def follow_view(ref: str) -> None:
         st.error(f"Stopped following: {markdown_literal(one_line(str(error), 400))}",
                  icon=":material/error:")
         return
-    summary = followed.summary()
+    summary = held.cache["summary"] = followed.summary()
     status = summary.get("status", WAITING)
     words, colour, icon = STATUS_WORDS.get(status, STATUS_WORDS[WAITING])
     with st.container(horizontal=True, vertical_alignment="center", key="lens-follow-status"):
@@ -208,8 +219,17 @@ def follow_view(ref: str) -> None:
     if status == ENDED and summary.get("kind") == "event-stream":
         if _switch_to_full_recording(ref, summary.get("runId")):
             st.rerun()
+
+
+@st.fragment(run_every=GROWN_SECONDS)
+def _grown(held: _Held) -> None:
+    """The calls so far on a slider and the timeline, and the likely causes,
+    from what the last poll read (the file is not read here)."""
+    summary = held.cache.get("summary")
+    if not summary or summary.get("status", WAITING) == WAITING:
+        return
     try:
-        run = followed.open_run()
+        run = held.followed.open_run()
     except RecordingError:
         return
     _calls_and_timeline(held, run, summary)
@@ -221,7 +241,7 @@ def follow_view(ref: str) -> None:
                  icon=":material/open_in_new:",
                  help="The run page shows what the file holds at this moment (it does not "
                       "grow there)."):
-        _open_on_run_page(ref, summary.get("runId"))
+        _open_on_run_page(held.ref, summary.get("runId"))
 
 
 def _held(ref: str) -> _Held | None:
