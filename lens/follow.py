@@ -179,7 +179,8 @@ class FollowedRun:
 
 
 class _GrownOpenRun(OpenRun):
-    """An :class:`OpenRun` whose evidence index was grown, not built on open."""
+    """An :class:`OpenRun` whose evidence index was grown, not built on open.
+    It sets what ``OpenRun.__init__`` sets (tests/follow check they agree)."""
 
     def __init__(self, recording: Recording, evidence: EvidenceIndex) -> None:
         self.recording = recording

@@ -413,3 +413,18 @@ def test_the_applications_own_events_do_not_become_the_run_being_written(tmp_pat
     assert summary["runId"] == events[0]["meta"]["runId"] and summary["runs"] == 2
     assert summary["typedEvents"] == len(events)
     assert split_runs(events[:10] + [emitted] + events[10:])[1] == [emitted]
+
+
+def test_the_grown_open_run_has_everything_an_open_run_built_on_open_has(tmp_path):
+    from lens.run import OpenRun
+    from recorders.loading import load_recording
+
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(sample("agent-failing-tool.ndjson"))
+    followed = FollowedFile(path)
+    followed.poll()
+    grown = followed.open_run()
+    built = OpenRun(load_recording(sample("agent-failing-tool.ndjson")))
+    assert set(vars(grown)) == set(vars(built))
+    assert grown.evidence == built.evidence and grown.run_id == built.run_id
+    assert grown.step_counts() == built.step_counts()
