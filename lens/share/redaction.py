@@ -429,6 +429,11 @@ def compile_pattern(source: str) -> re.Pattern:
 
 def read_pattern_file(path: str) -> list[str]:
     """The patterns of a file, one a line; blank lines and ``#`` comments skipped."""
+    return [pattern for _, pattern in read_pattern_lines(path)]
+
+
+def read_pattern_lines(path: str) -> list[tuple[int, str]]:
+    """:func:`read_pattern_file`'s patterns with their line numbers (from 1)."""
     try:
         with open(path, encoding="utf-8") as handle:
             lines = handle.read().splitlines()
@@ -437,7 +442,8 @@ def read_pattern_file(path: str) -> list[str]:
                              f"{exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise RedactionError(f"the pattern file {path!r} is not UTF-8 text") from None
-    return [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    return [(number, line) for number, line in enumerate(lines, 1)
+            if line.strip() and not line.lstrip().startswith("#")]
 
 
 _WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pattern_worker.py")

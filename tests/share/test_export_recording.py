@@ -284,3 +284,12 @@ def test_an_event_streams_older_part_beside_it_is_said(tmp_path, capsys):
     code, err = export(capsys, str(stream), "--redact", "-o", str(tmp_path / "out.ndjson"))
     assert code == 0
     assert "events.ndjson.1 beside it holds the stream's older part" in err
+
+
+def test_an_invalid_pattern_in_the_file_is_named_by_its_line(tmp_path, capsys):
+    patterns = tmp_path / "patterns.txt"
+    patterns.write_text("# order numbers\nA-\\d{5}\n\n(unclosed\n", encoding="utf-8")
+    code, err = export(capsys, str(write_planted(tmp_path)), "--redact-patterns", str(patterns),
+                       "-o", str(tmp_path / "out.json"))
+    assert code == 2 and err.count("\n") == 1
+    assert "patterns.txt line 4" in err and "(unclosed" in err
