@@ -682,6 +682,8 @@ def _open_regular(path: Path) -> tuple[int, os.stat_result, str] | None:
         return None
     except OSError as exc:
         raise RecordingError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # a NUL byte or an unencodable character in the name
+        raise RecordingError(f"cannot read {str(path)!r}: {exc}") from None
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)

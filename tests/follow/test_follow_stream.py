@@ -428,3 +428,9 @@ def test_the_grown_open_run_has_everything_an_open_run_built_on_open_has(tmp_pat
     assert set(vars(grown)) == set(vars(built))
     assert grown.evidence == built.evidence and grown.run_id == built.run_id
     assert grown.step_counts() == built.step_counts()
+
+
+@pytest.mark.parametrize("name", ["a\x00b.ndjson", "\ud800.ndjson"])
+def test_a_path_no_file_can_have_is_refused_by_name(tmp_path, name):
+    with pytest.raises(RecordingError, match="cannot read"):
+        FollowedFile(f"{tmp_path}/{name}").poll()
