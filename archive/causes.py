@@ -125,3 +125,10 @@ def group_files(con: duckdb.DuckDBPyConnection, kind: str, subject: str | None, 
            'ON c.file = r.file AND c.n = 1 '
            'ORDER BY r.started_at DESC NULLS LAST, r.file')
     return select(con, sql, [kind, subject, text], limits=limits)
+
+
+def chosen_run_count(con: duckdb.DuckDBPyConnection, where: str | None = None,
+                     limits: QueryLimits = DEFAULT_LIMITS) -> int:
+    """How many runs ``where`` chooses (what a group's share is of)."""
+    runs = runs_sql(con, where, None, None)
+    return select(con, f"SELECT count(*) AS n FROM ({runs})", limits=limits)[0]["n"]

@@ -108,3 +108,19 @@ def tokens_by_agent(rows: list[dict[str, Any]]) -> Chart:
 
 def _name(value: Any) -> str:
     return "(none)" if value is None else str(value)
+
+
+def cause_trend(days: dict[str, int], title: str = "Runs with this cause, by day") -> Chart:
+    """Bars of a cause group's runs per day (the Causes view's trend)."""
+    drawn = [{"day": day, "runs": runs} for day, runs in sorted(days.items())]
+    spec = _spec(title, {"type": "bar", "color": _CRASHED}, {
+        # Days as bands, not points on a time axis: a group seen on one day is
+        # one bar, not a bar stretched over the whole width.
+        "x": {"field": "day", "type": "ordinal", "title": None,
+              "axis": {"labelAngle": 0, "labelOverlap": True}},
+        "y": {"field": "runs", "type": "quantitative", "title": "runs",
+              "axis": {"format": ",d", "tickMinStep": 1}},
+        "tooltip": [{"field": "day", "type": "nominal", "title": "day"},
+                    {"field": "runs", "type": "quantitative", "format": ",d"}],
+    })
+    return Chart(spec, drawn, ("day", "runs"))

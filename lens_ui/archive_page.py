@@ -3,7 +3,8 @@
 The folder is one the operator configured (``lens_ui/archive_config.py``). Its
 index builds in the background (``lens_ui/archive_jobs.py``) while the page
 stays usable: filters, a sortable table of the matching runs, three small
-charts, and buttons to open a run in the run page or compare two. Recording
+charts, and buttons to open a run in the run page or compare two; or, in the
+Causes view (``lens_ui/archive_causes.py``), the runs' likely causes grouped. Recording
 text reaches the page only through ``st.dataframe``, ``st.text`` and the
 charts' axis labels (drawn as text, never markup).
 """
@@ -29,7 +30,9 @@ from lens.text import markdown_literal
 from lens_ui import session
 from lens_ui.archive_config import ENV_FOLDERS, archive_folders
 from lens_ui.archive_jobs import IndexJob, current_job, reader, start_job
+from lens_ui.archive_causes import causes_view
 from lens_ui.archive_source import archive_choice
+from lens_ui.view_switch import view_switch
 
 PAGE_ROWS = 100  # a page of the table; more is paged, not sent
 # A search's runs are kept as a table (up to this many, about 5 MB at most)
@@ -47,6 +50,9 @@ NOTICE = "lens.archive.notice"
 COMPARE_PAIR = "lens.compare.pair"  # (RunChoice, RunChoice), read by the Compare page
 COMPARE_PAGE = Path(__file__).resolve().parent.parent / "pages" / "compare.py"
 RUN_PAGE = "lens_app.py"
+RUNS_VIEW, CAUSES_VIEW = "Runs", "Causes"
+ARCHIVE_VIEWS = (RUNS_VIEW, CAUSES_VIEW)
+ARCHIVE_VIEW = "lens.archive.view"  # Runs (the table and charts) or Causes (grouped causes)
 
 
 def archive_page() -> None:
@@ -270,8 +276,14 @@ def _browse(job: IndexJob, label: str) -> None:
     # above it: the browser draws elements in the order they arrive, and sent
     # first, the six widgets (unchanged but for the one just used) held the
     # table back. Their values are in the session state before they are drawn.
+    view = view_switch("Archive view", ARCHIVE_VIEWS, ARCHIVE_VIEW)
     filter_slot, page_slot = st.container(), st.container()
     run_filter = _filter_in_state(choices)
+    if view == CAUSES_VIEW and choices.total:
+        with filter_slot:
+            agents, span = _cause_filters(choices)
+        causes_view(job.db, generation, label, agents, span)
+        return
     if choices.total == 0:
         _draw_filters(filter_slot, choices, run_filter)
         st.info("No runs indexed yet.")
@@ -348,6 +360,22 @@ def _filters(choices: _FilterChoices) -> RunFilter:
         sixth.date_input("Started between", value=(low, high), min_value=low,
                          max_value=high, key=_DATES)
     return _filter_in_state(choices)
+
+
+def _cause_filters(choices: _FilterChoices) -> tuple[tuple[str, ...],
+                                                    tuple[dt.date, dt.date] | None]:
+    """The Causes view's filters (the same widgets as the runs' agent and date
+    filters, so a choice carries over): which agents, and the span of start days."""
+    first, second = st.columns([3, 2])
+    first.multiselect("Agent", choices.agents, key=_AGENTS, placeholder="every agent")
+    span = _start_span(choices)
+    if span is not None:
+        low, high = span
+        second.date_input("Started between", value=(low, high), min_value=low,
+                          max_value=high, key=_DATES)
+    shown = _filter_in_state(choices)
+    days = (shown.since, shown.until) if shown.since and shown.until else None
+    return shown.agents, days
 
 
 def _filter_in_state(choices: _FilterChoices) -> RunFilter:

@@ -337,3 +337,32 @@ def test_the_index_job_parses_each_file_within_the_servers_budget(tmp_path, monk
     second = index_folder(folder, tmp_path / "index.duckdb", admit=jobs._within_the_budget)
     assert second.runs == len(manifest()["files"])
     assert not store.holds_run("shown")
+
+
+def test_the_causes_view_groups_the_runs_causes_and_opens_one_at_its_step(app, configured,
+                                                                           tmp_path):
+    from archive.causes import cause_groups
+    from archive.database import default_db_path
+    from lens_ui.archive_jobs import reader
+
+    archive_page(app)
+    app.segmented_control(key="lens.archive.view").set_value("Causes").run()
+    no_exception(app)
+    # The page's own connection (DuckDB opens a file one way per process).
+    con = reader(default_db_path(configured, tmp_path / "cache")).cursor()
+    groups = cause_groups(con)
+    con.close()
+    shown = app.dataframe[0].value
+    assert list(shown["runs"]) == [g["runs"] for g in groups][:len(shown)]
+    assert list(shown["kind"]) == [g["kind"] for g in groups][:len(shown)]
+    largest = next(n for n, g in enumerate(groups) if g["example"] and g["example"]["step"])
+    app.selectbox(key="lens.archive.cause_groups.pick").set_value(largest).run()
+    no_exception(app)
+    runs = app.dataframe[0].value  # the groups table gives way to the chosen group's runs
+    assert set(runs["file"]) == set(groups[largest]["files"])
+    app.button[[b.label for b in app.button].index(
+        "Open the newest run at the step that shows it")].click().run()
+    no_exception(app)
+    example = groups[largest]["example"]
+    caption = next(t.value for t in app.text if t.value.startswith("step "))
+    assert caption.startswith(f"step {example['step']['index'] + 1} of ")

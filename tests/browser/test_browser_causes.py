@@ -1,0 +1,131 @@
+"""The Archive page's Causes view in Chromium: from a group of runs that failed
+the same way, to one run at the step that shows the cause, to that run beside
+its nearest good run in Compare, at their first difference.
+
+What the page must show is worked out from an index of the same folder built
+here (archive.causes / archive.nearest), not read off the page.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+from playwright.sync_api import expect
+
+from archive.causes import cause_groups
+from archive.embedded import index_folder
+from archive.nearest import nearest_good_run
+from archive.query import open_index
+from lens_browser import APP, BROWSER_ARTIFACTS, REPO, StreamlitServer
+from lens_page import NOT_STALE, LensPage, key_class
+
+sys.path.insert(0, str(REPO / "tests" / "archive"))
+from archive_support import copy_archive  # noqa: E402
+
+pytestmark = pytest.mark.browser
+INDEX_TIMEOUT_MS = 90_000
+
+
+@pytest.fixture(scope="module")
+def archive_folder(tmp_path_factory):
+    return copy_archive(tmp_path_factory.mktemp("causes-browser") / "runs")
+
+
+@pytest.fixture(scope="module")
+def lens_server(archive_folder, tmp_path_factory):
+    cache = tmp_path_factory.mktemp("causes-cache")
+    server = StreamlitServer(app=APP, cwd=REPO, log_path=BROWSER_ARTIFACTS / "causes.log",
+                             env={"FOOTPRINT_LENS_ARCHIVE": str(archive_folder),
+                                  "FOOTPRINT_LENS_CACHE": str(cache)})
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def expected(archive_folder, tmp_path_factory):
+    """A failed tool's group whose newest run has a nearest good run, from our own index."""
+    db = tmp_path_factory.mktemp("causes-truth") / "index.duckdb"
+    index_folder(archive_folder, db)
+    with open_index(db) as con:
+        for group in cause_groups(con):
+            example = group["example"]
+            if group["kind"] != "failed tool" or example is None or example["step"] is None:
+                continue
+            found = nearest_good_run(con, example["file"])
+            if found["nearest"] is not None and found["cause"]["subject"] == group["subject"]:
+                return group, found
+    pytest.fail("the sample archive has no failed tool with a run to compare it with")
+
+
+@pytest.fixture
+def lens(page, screenshot_dir, request) -> LensPage:
+    return LensPage(page, screenshot_dir, request.node.name)
+
+
+def choose(lens: LensPage, key: str, option: str) -> None:
+    box = lens.page.locator(f".{key_class(key)}{NOT_STALE}").get_by_role("combobox")
+    box.wait_for()
+    if box.input_value() == option:  # a one-run group comes chosen
+        return
+    box.click()
+    lens.page.get_by_role("option", name=option, exact=True).click()
+    lens.wait_idle()
+
+
+def test_from_a_cause_to_its_step_and_to_the_nearest_good_run(lens, expected):
+    group, found = expected
+    lens.page.goto("/run_archive")
+    lens.wait_idle(grace=0)
+    expect(lens.page.get_by_text(re.compile(r"^Indexed \d+ runs")).first).to_be_visible(
+        timeout=INDEX_TIMEOUT_MS)
+    lens.view_button("Causes").click()
+    lens.wait_idle()
+    expect(lens.page.get_by_text(re.compile(r"kinds of cause in"))).to_be_visible()
+    lens.screenshot("causes")
+
+    runs = f"{group['runs']:,} run{'' if group['runs'] == 1 else 's'}"
+    name = f"{runs} · failed tool · {group['subject']} · {group['text'][:80]}"
+    choose(lens, "lens.archive.cause_groups.pick", name)
+    expect(lens.page.get_by_text(f"{runs} with this cause", exact=False)).to_be_visible()
+    lens.screenshot("cause-group")
+
+    # The newest run of the group, at the step that shows the cause.
+    lens.page.get_by_role("button", name="Open the newest run at the step that shows it").click()
+    lens.step_label_locator().wait_for(timeout=INDEX_TIMEOUT_MS)
+    lens.wait_idle()
+    step = group["example"]["step"]
+    assert lens.step_label().text.startswith(f"step {step['index'] + 1} of ")
+    main = lens.page.locator(f'[data-testid="stMain"]{NOT_STALE}').inner_text()
+    assert group["subject"] in main
+    lens.screenshot("cause-step")
+
+    # Back to the group: the same run beside its nearest good run.
+    lens.page.goto("/run_archive")
+    lens.wait_idle(grace=0)
+    lens.view_button("Causes").click()
+    lens.wait_idle()
+    choose(lens, "lens.archive.cause_groups.pick", name)
+    run_option = next(o for o in _run_options(group, found))
+    choose(lens, "lens.archive.cause_runs.pick", run_option)
+    lens.page.get_by_role("button", name="Compare with the nearest good run").click()
+    lens.wait_idle()
+    expect(lens.page).to_have_url(re.compile(r"/compare"), timeout=INDEX_TIMEOUT_MS)
+    lens.wait_idle()
+    main = lens.page.locator('[data-testid="stMain"]')
+    expect(main.get_by_text("First difference", exact=True)).to_be_visible(
+        timeout=INDEX_TIMEOUT_MS)
+    url = lens.page.url
+    assert found["file"].split("/")[-1] in url and \
+        found["nearest"]["file"].split("/")[-1] in url
+    lens.screenshot("nearest-in-compare")
+
+
+def _run_options(group, found):
+    """The run select's option for the failing run (its file and step)."""
+    step = group["example"]["step"]
+    scope = "/".join(step["path"][1:]) if len(step["path"]) > 1 else "root"
+    if found["file"] == group["example"]["file"]:
+        yield f"{found['file']} · step {step['index'] + 1} ({scope})"
