@@ -39,6 +39,11 @@ fields they lack are reported missing and the event is counted in
 The records are frozen to every reader; while this pass runs it is their only
 owner, and it fills them in through :func:`_fill` as later events complete
 them (an ``llm_end`` completes its ``llm_start``'s call).
+
+:class:`EvidenceBuilder` runs the same pass over a typed stream being written
+(``lens/follow.py``): events are fed as they arrive, and each snapshot is the
+index the complete build gives for what was fed, taken on copies of the
+records that changed since the last one, so the pass can go on.
 """
 
 from __future__ import annotations
