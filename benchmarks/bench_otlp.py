@@ -108,6 +108,19 @@ def format_rows(results: dict) -> str:
     return "\n".join(lines)
 
 
+def table_rows(results: dict, row: str) -> list[str]:
+    """The section's rows in ``python -m benchmarks``'s table (``row`` is its format)."""
+    lines = []
+    for name, r in results.items():
+        lines.append(row.format(f"8 export otlp {name} ({r['spans']:,} spans)",
+                                f"{r['spans_cpu_ms']:.0f} ms CPU",
+                                f"{r['open_cpu_ms']:.0f} ms open", f"{r['spans_over_open_cpu']:.2f}x",
+                                "", ""))
+        lines.append(row.format("    size", f"{r['export_bytes'] / 1e6:.1f} MB", "file",
+                                f"{r['export_over_file']:.3f}x", "", ""))
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m benchmarks.bench_otlp [--quick]``: prints the rows and writes
     ``benchmarks/results/otlp.json``."""

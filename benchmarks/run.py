@@ -1,7 +1,7 @@
 """Run the performance benchmarks and report medians and ratios against their anchors.
 
     python -m benchmarks [--quick]
-                         [--only v8,open,scaling,slider,memory,compare,browser,share,follow]
+                         [--only v8,open,scaling,slider,memory,compare,browser,share,follow,otlp]
                          [--json PATH]
 
 Prints a table and writes every figure (with the machine it ran on) to
@@ -25,16 +25,16 @@ from time import perf_counter
 
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
 SECTIONS = ("v8", "open", "scaling", "slider", "memory", "compare", "browser", "share",
-            "follow")
+            "follow", "otlp")
 
 # (repeats for the V8 anchor, open, scaling, slider moves, memory probes, compare,
 # browser presses per round, rounds)
 FULL = {"v8": 7, "open": 7, "scaling": 5, "slider": 300, "memory": 3, "compare": 5,
         "presses": 20, "rounds": 3, "share": 5, "share_opens": 5,
-        "follow": 3, "follow_batches": 60}
+        "follow": 3, "follow_batches": 60, "otlp": 5, "otlp_redact_20x": True}
 QUICK = {"v8": 3, "open": 3, "scaling": 2, "slider": 90, "memory": 1, "compare": 2,
          "presses": 8, "rounds": 2, "share": 2, "share_opens": 2,
-         "follow": 1, "follow_batches": 20}
+         "follow": 1, "follow_batches": 20, "otlp": 2, "otlp_redact_20x": False}
 
 
 def machine() -> dict:
@@ -131,6 +131,9 @@ def _run(section: str, plan: dict) -> dict:
     if section == "follow":
         from benchmarks.bench_follow import measure_follow
         return measure_follow(plan["follow"], plan["follow_batches"])
+    if section == "otlp":
+        from benchmarks.bench_otlp import measure_otlp
+        return measure_otlp(plan["otlp"], plan["otlp_redact_20x"])
     from benchmarks.bench_browser import measure_browser
     return measure_browser(plan["presses"], plan["rounds"])
 
@@ -220,6 +223,9 @@ def format_table(report: dict) -> str:
     if results.get("follow"):
         from benchmarks.bench_follow import table_rows
         lines += table_rows(results["follow"], row, _met)
+    if results.get("otlp"):
+        from benchmarks.bench_otlp import table_rows as otlp_rows
+        lines += otlp_rows(results["otlp"], row)
     browser = results.get("browser")
     if browser:
         for case, r in browser.get("cases", {}).items():
