@@ -1,6 +1,7 @@
 """``footprint-lens causes FILE``: the run's likely causes as JSON, most likely first.
 
-Each cause is ``{kind, severity, headline, why, detail?, events, step}``:
+Each cause is ``{kind, severity, subject, headline, why, detail?, events, step}``
+(``subject``: what it is about, as recorded, or null):
 ``events`` are typed indices (positions in the recording's ``events``) the
 cause rests on; ``step`` is ``{path, index}``, the scope (its subflow path
 from ``__root__``) and the position in that scope's steps that shows it, as
@@ -52,7 +53,8 @@ def cause_to_wire(cause: LikelyCause, run: OpenRun, profile: str,
                   scope: tuple[str, ...]) -> dict[str, Any]:
     """One cause as JSON; ``scope`` is the scope whose step list its link indexes."""
     wire: dict[str, Any] = {"kind": cause.kind, "severity": cause.severity,
-                            "headline": cause.headline, "why": cause.why}
+                            "subject": cause.subject, "headline": cause.headline,
+                            "why": cause.why}
     if cause.detail is not None:
         wire["detail"] = cause.detail.full
     wire["events"] = list(cause.events)

@@ -70,8 +70,9 @@ def _of(findings: Iterable[Finding], *types: str) -> list[Finding]:
 
 
 def _words(finding: Finding, *names: str) -> str:
-    """The named fields' words, ``name: text`` joined, those the event carries."""
-    said = [(name, finding.word(name)) for name in names]
+    """The named fields' words, ``name: text`` joined, those the event carries;
+    with no names, every explaining field's, in the catalogue's order."""
+    said = [(name, finding.word(name)) for name in names] if names else list(finding.words)
     return "; ".join(f"{name}: {one_line(text, WORDS_CHARS)}" for name, text in said
                      if text is not None)
 
@@ -105,7 +106,7 @@ def _crashed(findings: list[Finding], index: EvidenceIndex) -> RunOutcome | None
     if earlier:
         before = earlier[-1]
         detail = (f"Before it, {before.short} said "
-                  + (_words(before, *(name for name, _ in before.words)) or "nothing more"))
+                  + (_words(before) or "nothing more"))
     if first.type == cat.RELIABILITY_FAIL_FAST:
         detail = "; ".join(filter(None, [_words(first, "errorMessage", "kind"), detail]))
     return RunOutcome(CRASHED, "Crashed: " + (said or first.short), detail or None,
@@ -122,7 +123,7 @@ def _cut_short(findings: list[Finding], index: EvidenceIndex) -> RunOutcome | No
         return None
     first = limits[0]
     return RunOutcome(CUT_SHORT, f"Cut short by a budget ({first.short})",
-                      _words(first, *(name for name, _ in first.words)) or None,
+                      _words(first) or None,
                       tuple(f.event_index for f in limits))
 
 

@@ -15,7 +15,7 @@ from lens.run import OpenRun
 from recorders import catalogue
 from recorders.loading import load_path
 
-KEYS = {"kind", "severity", "headline", "why", "events", "step"}
+KEYS = {"kind", "severity", "subject", "headline", "why", "events", "step"}
 
 
 def causes(capsys, path) -> list[dict]:
