@@ -11,11 +11,14 @@ Recording text in it is clipped and put on one line before it is used.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recorders.catalogue import AGENT_RUN_CONFIGURED, COMPOSITION_ENTER
 from recorders.loading import Recording
 from lens.text import one_line
+
+if TYPE_CHECKING:
+    from lens.file_runs import RunInFile
 
 SHORT_DIGEST = 8
 _NAME_CHARS = 40
@@ -50,6 +53,25 @@ def upload_label(file_name: str, run: Any, digest: str, uploaded_at: float) -> s
     parts.append(digest[:SHORT_DIGEST])
     parts.append(time.strftime("%H:%M:%S", time.localtime(uploaded_at)))
     return "⬆ " + " · ".join(parts)
+
+
+def run_words(source_words: str, run: "RunInFile", digest: str) -> str:
+    """A run in its own words, for a list of runs to compare: ``“What is…” ·
+    weather-desk · 14:02:31 UTC · uploaded file · 3f2a9c1b`` (what the run
+    records of its user message, agent and start, then where it comes from and
+    the file's digest start, which tells two runs of the same words apart)."""
+    parts = []
+    if run.first_message:
+        parts.append(f"“{_short(run.first_message)}”")
+    if run.agent:
+        parts.append(_short(run.agent))
+    if run.started_ms is not None:
+        parts.append(time.strftime("%H:%M:%S UTC", time.gmtime(run.started_ms / 1000)))
+    if not parts and run.run_id:
+        parts.append("run " + _short(run.run_id))
+    parts.append(source_words)
+    parts.append(digest[:SHORT_DIGEST])
+    return " · ".join(parts)
 
 
 def _short(text: str) -> str:

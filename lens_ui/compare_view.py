@@ -135,6 +135,8 @@ def _table(rows: tuple[AlignedRow, ...], first_row: int | None) -> dict[str, lis
 def _open_step(choice: RunChoice, path: tuple[str, ...], index: int) -> None:
     session.choose_run(choice)
     session.move_to(tuple(path), index)
+    # The step is what was asked for: show it in the Steps view, whichever view was last.
+    st.session_state[session.TAB] = session.STEPS_TAB
     st.session_state["lens.compare.go_to_run"] = True
 
 

@@ -230,7 +230,21 @@ def load_file(data: bytes | bytearray | str, *, name: str | None = None, fast: b
     runs = audit_runs(recording) if recording.source_kind == "audit-bundle" else [recording]
     loaded = LoadedFile(recording.source_kind, runs,
                         audit=getattr(recording, "audit", None))
+    loaded.notes.extend(_kind_notes(recording))
     return loaded
+
+
+def _kind_notes(recording: Recording) -> list[str]:
+    """What a file of a kind other than a recording or an envelope is, in a sentence."""
+    if recording.source_kind == "trace":
+        held = "with its snapshot" if recording.snapshot is not None else "without its snapshot"
+        redacted = any(gap.code == "redacted" for gap in recording.gaps)
+        return [f"a Trace from localObservability, {held}: its events are the boundary log"
+                + ("; its content is redacted" if redacted else "")]
+    if recording.source_kind == "artifact-recording":
+        return ["an artifact-store entry (fileArtifacts, kind recording/run): the recording "
+                "it holds"]
+    return []
 
 
 def first_run(loaded: LoadedFile) -> Recording:

@@ -239,6 +239,14 @@ def test_a_trace_with_its_snapshot_keeps_the_snapshot():
     assert bare.snapshot is None and "no-snapshot" in _codes(bare)
 
 
+def test_a_trace_says_what_it_is():
+    [note] = load_file((TRACES / "trace-redacted.json").read_bytes()).notes
+    assert note.startswith("a Trace from localObservability, without its snapshot")
+    assert note.endswith("its content is redacted")
+    [note] = load_file((TRACES / "trace-with-snapshot.json").read_bytes()).notes
+    assert "with its snapshot" in note and "redacted" not in note
+
+
 def test_a_redacted_trace_says_it_is_redacted():
     run = load_recording((TRACES / "trace-redacted.json").read_bytes())
     assert "redacted" in _codes(run)
