@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from lens.run_label import run_words
 from lens_ui import session
 from lens_ui.runs import (LoadedRun, RunSource, open_source, run_in_file, sample_choice,
                           server_store, session_id)
@@ -30,6 +31,7 @@ LINK_READ = "lens.compare.link_read"
 SELECT_A, SELECT_B = "lens.compare.select_a", "lens.compare.select_b"
 LINK_A, LINK_B = "a", "b"
 OFFERED = "lens.compare.offered"  # ref → RunSource: runs handed here from elsewhere
+DEFAULTED = "lens.compare.defaulted"  # (ref A, ref B) the page chose itself
 
 
 def session_uploads() -> dict[str, tuple[RunSource, bytes]]:
@@ -72,7 +74,13 @@ def _offered() -> dict[str, RunSource]:
 
 
 def label(choice: RunSource) -> str:
-    """A selectbox label (shown as text, never markup)."""
+    """A selectbox label (shown as text, never markup): the run's own words
+    (user message, agent, time) when the server holds it open, else the source's."""
+    if choice.kind != SAMPLE and server_store().holds_run(choice.digest):
+        run = open_source(choice)  # held: a look-up, nothing is read again
+        runs = run.file.runs if run is not None else []
+        if 0 <= choice.run_index < len(runs):
+            return run_words(choice.words, runs[choice.run_index], choice.file_digest)
     return choice.compare_label()
 
 
@@ -107,10 +115,28 @@ def apply_entry_points(runs: dict[str, RunSource]) -> list[str]:
             else:
                 _open_linked_side(ref, side, key, runs, notices)
     refs = list(runs)
+    # Two uploads or more: the runs just uploaded, the older as A, the newer as B;
+    # also when they arrive while the page shows the defaults it chose before
+    # (a pair the person picked stays).
+    uploads = [ref for ref in _upload_refs() if ref in runs]
+    if len(uploads) >= 2:
+        refs = [uploads[1], uploads[0]]
+        shown = (st.session_state.get(SELECT_A), st.session_state.get(SELECT_B))
+        if shown == st.session_state.get(DEFAULTED) and shown != tuple(refs):
+            st.session_state[SELECT_A], st.session_state[SELECT_B] = refs
+            st.session_state[DEFAULTED] = tuple(refs)
     for key, default in ((SELECT_A, 0), (SELECT_B, 1)):
         if st.session_state.get(key) not in runs and refs:
             st.session_state[key] = refs[min(default, len(refs) - 1)]
+            st.session_state[DEFAULTED] = (st.session_state.get(SELECT_A),
+                                           st.session_state.get(SELECT_B))
     return notices
+
+
+def _upload_refs() -> list[str]:
+    """This session's uploads' references, newest first."""
+    return [held.info.ref for held in server_store().session_uploads(session_id())
+            if isinstance(held.info, RunSource)]
 
 
 def _open_linked_side(ref: str, side: str, key: str, runs: dict[str, RunSource],
