@@ -122,13 +122,6 @@ class _Strings(_Table):
 # ─── building the page's data ──────────────────────────────────────────
 
 
-@dataclass(frozen=True)
-class ExportTimings:
-    """Seconds each part of an export took (for the benchmark)."""
-
-    parts: dict[str, float]
-
-
 class _Builder:
     def __init__(self, run: OpenRun, profile: str, file_name: str) -> None:
         self.run = run
