@@ -256,11 +256,13 @@ def first_run(loaded: LoadedFile) -> Recording:
     count = len(loaded.runs)
     if count > 1:
         what = "conversations" if loaded.kind == "bug-report" else "runs"
-        first.gaps.append(Gap(
+        several = Gap(
             "several-runs",
             f"the file holds {count} runs ({what} told apart by their run id); this is the "
             f"first. Choose another in the app, or with --run N (1 to {count}) on the "
-            "command line"))
+            "command line")
+        if several not in first.gaps:  # asked again of the same file: said once
+            first.gaps.append(several)
     return first
 
 

@@ -457,3 +457,13 @@ def test_a_lone_surrogate_half_in_a_stream_is_mended_and_said_in_its_own_run():
     assert loaded.runs[0].typed_events[1]["payload"]["userPrompt"] == "cut emoji \ufffd"
     assert "lone-surrogates" in _codes(loaded.runs[0])
     assert "lone-surrogates" not in _codes(loaded.runs[1])
+
+
+def test_the_first_run_says_once_that_there_are_more():
+    from recorders.loading import first_run
+
+    both = load_file((STREAMS / "agent-tool" / "events.ndjson").read_bytes()
+                     + (STREAMS / "parallel-agents" / "events.ndjson").read_bytes())
+    assert first_run(both) is first_run(both) is both.runs[0]
+    assert _codes(both.runs[0]).count("several-runs") == 1
+    assert "several-runs" not in _codes(both.runs[1])
