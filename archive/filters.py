@@ -38,6 +38,7 @@ class RunFilter:
     since: dt.date | None = None
     until: dt.date | None = None  # inclusive
     sort: str = "newest first"
+    label: str = ""  # only runs whose current content carries it (archive.labels)
 
     def where(self) -> tuple[str, list[Any]]:
         """The WHERE clause (``TRUE`` when nothing is filtered) and its parameters."""
@@ -62,6 +63,10 @@ class RunFilter:
         if self.until is not None:
             clauses.append("started_at < ?")
             params.append(dt.datetime.combine(self.until + dt.timedelta(days=1), dt.time.min))
+        if self.label:
+            # By content digest: a label on an earlier content of a file is not its run's.
+            clauses.append("sha256 IN (SELECT sha256 FROM labels WHERE label = ?)")
+            params.append(self.label)
         return (" AND ".join(clauses) or "TRUE"), params
 
     def order_by(self) -> str:

@@ -195,6 +195,29 @@ class LabelStore:
             f'SELECT DISTINCT sha256 FROM "{LABELS.name}" WHERE label = ? ORDER BY sha256',
             [clean_label(label)]).fetchall()]
 
+    def labels_by_content(self, digests: Sequence[str]) -> dict[str, list[str]]:
+        """digest → the labels on that content (each once, in the order put on),
+        for the digests given (a page of a table): one query, not one per run."""
+        wanted = [d for d in dict.fromkeys(digests) if isinstance(d, str)]
+        if not wanted or not self._has_tables():
+            return {}
+        found: dict[str, list[str]] = {}
+        for sha, label in self.connection.execute(
+                f'SELECT sha256, label FROM "{LABELS.name}" WHERE sha256 IN '
+                f'(SELECT unnest(?::VARCHAR[])) ORDER BY labelled_at, label', [wanted]).fetchall():
+            kept = found.setdefault(sha, [])
+            if label not in kept:
+                kept.append(label)
+        return found
+
+    def version(self) -> tuple[int, Any]:
+        """Changes whenever a label is put on or taken off (for a cache of what
+        shows labels): how many there are and when the last was put on."""
+        if not self._has_tables():
+            return 0, None
+        return tuple(self.connection.execute(
+            f'SELECT count(*), max(labelled_at) FROM "{LABELS.name}"').fetchone())
+
     def _count(self, sha256: str) -> int:
         return self.connection.execute(
             f'SELECT count(*) FROM "{LABELS.name}" WHERE sha256 = ?', [sha256]).fetchone()[0]
