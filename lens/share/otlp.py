@@ -303,6 +303,8 @@ class _TraceBuilder:
                 parent.loop_iteration += 1
                 parent.children_seen.clear()
                 break
+            if not level:  # the run's root does not run again within its run
+                break
             fresh[level - 1] = True
         # Top down: open what is fresh, missing, or open under an older parent.
         parent = root
