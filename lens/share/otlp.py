@@ -202,10 +202,13 @@ class _TraceBuilder:
         execution = self._execution_for(call.run_id, call.scope, call, call.composition_path)
         holder = execution.span
         if execution.kind == AGENT and call.iteration is not None:
+            # As the adapter names and marks its iteration spans.
+            attributes: dict[str, Any] = {"iteration.number": call.iteration,
+                                          "openinference.span.kind": "CHAIN"}
+            if call.tool_call_count is not None:
+                attributes["agentfootprint.tool_call.count"] = _integral(call.tool_call_count)
             holder = self._span(f"iteration|{call.id}", f"iteration:{call.iteration}",
-                                SPAN_KIND_INTERNAL, holder,
-                                {"agentfootprint.iteration.index": call.iteration,
-                                 "openinference.span.kind": "CHAIN"})
+                                SPAN_KIND_INTERNAL, holder, attributes)
         span = self._span(f"call|{call.id}", f"chat {call.model}" if call.model else "chat",
                           SPAN_KIND_CLIENT, holder, _call_attributes(call))
         span.start_ms, span.end_ms = call.ts_start, call.ts_end
