@@ -54,7 +54,8 @@ snapshot's sharedState, commit log and execution tree) is text to mask.
 
 The user's patterns run in a child process with a time budget per pattern
 (:mod:`lens.share.pattern_worker`); the built-in patterns use bounded or
-possessive repeats only, so they take time linear in the text.
+possessive repeats only (a failed match goes back over a few groups at most), so they
+take time linear in the text.
 
 API, for the exports and the app's Share dialog::
 
@@ -241,13 +242,12 @@ def luhn_valid(digits: str) -> bool:
 
 
 def _card_ok(text: str) -> bool:
-    digits = re.sub(r"[ -]", "", text)
+    digits = text.replace(" ", "").replace("-", "")
     if not 15 <= len(digits) <= 19 or digits[0] not in "23456":
         return False
-    separators = set(re.findall(r"[ -]", text))
-    if len(separators) > 1:
-        return False
-    if separators:
+    if len(digits) != len(text):
+        if " " in text and "-" in text:
+            return False
         groups = [len(g) for g in re.split(r"[ -]", text)]
         if groups not in ([4, 4, 4, 4], [4, 4, 4, 4, 3], [4, 6, 5], [4, 4, 4, 4, 2, 1],
                           [4, 4, 4, 7], [6, 13]):
@@ -300,13 +300,16 @@ class Detector:
     group: int = 0
     accept: Callable[[str], bool] | None = None
     needs: str | None = None  # a character the text must hold for the regex to run
+    # When ``accept`` refuses a match of separated groups, try it without its last
+    # groups ("4111 1111 1111 1111 0" holds a card and a 0).
+    trim: bool = False
 
 
 _ALNUM_BEFORE = r"(?<![A-Za-z0-9])"
 _ALNUM_AFTER = r"(?![A-Za-z0-9])"
 # Digits standing alone: not inside a word, an id, a decimal, a date or a path.
 _NUM_BEFORE = r"(?<![\w+\-./:])"
-_NUM_AFTER = r"(?![\w\-/:]|[.,]\d)"
+_NUM_AFTER = r"(?![\w\-/:]|\.\d)"
 
 BUILTIN_DETECTORS: tuple[Detector, ...] = (
     Detector("key", re.compile(
@@ -339,17 +342,19 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         group=1, accept=_assignment_ok),
     Detector("email", re.compile(
         r"(?<![\w.%+\-])[A-Za-z0-9._%+\-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}"
-        r"[A-Za-z0-9])?\.){1,8}+[A-Za-z]{2,24}+(?![\w\-])"), accept=_email_ok, needs="@"),
+        r"[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24}+(?![\w\-])"), accept=_email_ok, needs="@"),
     Detector("card", re.compile(
-        _NUM_BEFORE + r"\d(?:[ \-]?\d){14,18}+" + _NUM_AFTER), accept=_card_ok),
+        # Every card layout starts with four digits together.
+        _NUM_BEFORE + r"\d{4}(?:[ \-]?\d){11,15}" + _NUM_AFTER), accept=_card_ok, trim=True),
     Detector("phone", re.compile(
-        r"(?<![\w+])\+\d{1,3}(?:[ .\-]?(?:\(\d{1,4}\)|\d{1,5})){1,6}+" + _NUM_AFTER),
-        accept=_international_phone_ok, needs="+"),
+        r"(?<![\w+])\+(?:\d{8,15}|\d{1,3}(?:[ .\-]?\(\d{1,4}\))?(?:[ .\-]\d{1,5}){1,5})"
+        + _NUM_AFTER),
+        accept=_international_phone_ok, needs="+", trim=True),
     Detector("phone", re.compile(
         _NUM_BEFORE + r"(?:1[ .\-])?(?:\(\d{3}\)[ ]?|\d{3}[ .\-])\d{3}[ .\-]\d{4}" + _NUM_AFTER)),
     Detector("phone", re.compile(
-        _NUM_BEFORE + r"0\d{1,4}(?:[ .\-]\d{2,8}){1,4}+" + _NUM_AFTER),
-        accept=_national_phone_ok),
+        _NUM_BEFORE + r"0\d{1,4}(?:[ .\-]\d{2,8}){1,4}" + _NUM_AFTER),
+        accept=_national_phone_ok, trim=True),
     Detector("ssn", re.compile(_NUM_BEFORE + r"\d{3}-\d{2}-\d{4}" + _NUM_AFTER),
              accept=_ssn_ok, needs="-"),
 )
@@ -374,14 +379,39 @@ def _builtin_spans(text: str) -> list[tuple[int, int, str, bool]]:
                 digits = _HAS_DIGITS.search(text) is not None
             if not digits:
                 continue
-        for match in detector.regex.finditer(text):
+        at = 0
+        while (match := detector.regex.search(text, at)) is not None:
             start, end = match.span(detector.group)
+            at = match.end()
             if end <= start:
+                at = max(at, match.start() + 1)
                 continue
             if detector.accept is not None and not detector.accept(text[start:end]):
-                continue
+                if not detector.trim:
+                    continue
+                end = _trimmed(text, start, end, detector.accept)
+                if end is None:
+                    # Refused: a number may still start further in ("0 4111 1111 1111
+                    # 1111"); its matches are short, so looking again costs little.
+                    at = match.start() + 1
+                    continue
+                at = end
             found.append((start, end, detector.kind, detector.group != 0))
     return found
+
+
+def _trimmed(text: str, start: int, end: int, accept: Callable[[str], bool]) -> int | None:
+    """The longest end before ``end``, at a separator, where ``accept`` takes the
+    text; tried from the longest, while it holds 8 digits (no number kind has fewer)."""
+    digits = sum(c.isdigit() for c in text[start:end])
+    for cut in range(end - 1, start, -1):
+        if text[cut].isdigit():
+            digits -= 1
+            if digits < 8:
+                return None
+        elif text[cut] in " .-" and text[cut - 1].isdigit() and accept(text[start:cut]):
+            return cut
+    return None
 
 
 def _cover(spans: Iterable[tuple]) -> list[list[tuple]]:

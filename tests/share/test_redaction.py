@@ -229,10 +229,13 @@ def test_pattern_file(tmp_path):
 
 def test_builtin_patterns_take_linear_time_on_hostile_text():
     # Long runs that almost match (a local part with no @, digits with no end, a key
-    # prefix with no body): each shape is looked for once per position at most.
+    # prefix with no body, numbers refused and looked for again one position on):
+    # each shape costs a bounded amount per position; minutes would mean it does not.
     hostile = {"a": "x" * 200_000, "b": "a." * 100_000 + "@", "c": "1 " * 100_000,
                "d": "sk-" * 60_000, "e": "+1" * 100_000, "f": "eyJ" * 60_000 + ".",
-               "g": ("password=" * 20_000)}
+               "g": ("password=" * 20_000), "h": "1 " * 100_000, "i": "5 " * 100_000,
+               "j": "4111 1111 1111 1 " * 20_000, "k": "+44 20 7 " * 30_000,
+               "l": "020 7 " * 40_000}
     started = time.monotonic()
     Redactor().redact(hostile)
     assert time.monotonic() - started < 20
@@ -319,3 +322,49 @@ def test_user_patterns_are_bounded_outside_the_main_thread_too():
     worker.join(timeout=30)
     assert not worker.is_alive()
     assert "took more than 1 s" in outcome["error"]
+
+
+# ─── Property: whatever the shape, no planted value survives ───────────
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_SAMPLES = [s for s in PLANTED if s.where != "tool arguments (a password member)"]
+_words = st.text(alphabet="abcdefghij klmnop-_.,:/{}[]\"'0123456789", max_size=12)
+
+
+@st.composite
+def _texts_with_a_secret(draw):
+    secret = draw(st.sampled_from(_SAMPLES)).value
+    form = draw(st.sampled_from(["plain", "json", "escaped"]))
+    # What stands beside it: anything but a letter or digit (glued to a word, a key
+    # or a number is another token, and no shape can tell where it starts).
+    before = draw(_words) + draw(st.sampled_from([" ", "\n", ",", "(", "\"", "'", ": ", "="]))
+    after = draw(st.sampled_from([" ", "\n", ",", ")", "\"", "'", ". ", ";"])) + draw(_words)
+    text = f"{before}{secret}{after}"
+    if form == "json":
+        return secret, json.dumps({"v": text})
+    if form == "escaped":
+        return secret, json.dumps({"v": text}, ensure_ascii=True).replace("@", "\\u0040")
+    return secret, text
+
+
+_leaves = st.one_of(_words, st.integers(), st.booleans(), st.none())
+_trees = st.recursive(_leaves, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(_words, inner, max_size=4)), max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(tree=_trees, planted=st.lists(_texts_with_a_secret(), min_size=1, max_size=4),
+       as_keys=st.booleans())
+def test_no_planted_value_survives_any_shape(tree, planted, as_keys):
+    document = {"events": [], "snapshot": {"sharedState": {"tree": tree}}}
+    state = document["snapshot"]["sharedState"]
+    for index, (_, text) in enumerate(planted):
+        if as_keys:
+            state[text] = index
+        else:
+            state[f"slot{index}"] = [tree, text]
+    redacted, _ = Redactor().redact(document)
+    written = json.dumps(redacted, ensure_ascii=False)
+    for secret, _ in planted:
+        assert_no_secret(written, tuple(s for s in PLANTED if s.value == secret))
