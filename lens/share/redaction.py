@@ -32,9 +32,12 @@ itself JSON (a tool's arguments or result given as a string, an artifact
 store's recording text) is parsed and looked into, whatever its escapes
 (``\\u0040`` for ``@``); percent-encoded text (``alice%40example.com`` in a
 URL) is decoded to look and masked in its encoded form; a value found in one
-place is masked wherever else it occurs, also as the cut-off start of a
-shortened summary (``Customer alice@ex…``); a card number written as a JSON
-number becomes its mask.
+place is masked wherever else it occurs (plain, percent-encoded or
+JSON-escaped), also as the cut-off start of a shortened summary (``Customer
+alice@ex…``); a card number written as a JSON number becomes its mask. Values
+that overlap are masked together, so no character of either stays. (Limits:
+a value of fewer than 4 or more than 8,192 characters, or past the first
+2,000 values of a run, is masked where it was found, not looked for again.)
 
 What is never masked, and why: the fields Lens and agentfootprint read to
 place, pair and name steps. A mask there would not hide anything a person
@@ -68,6 +71,8 @@ API, for the exports and the app's Share dialog::
     preview.examples    # {"email": ["[email 1]", "[email 2]"]}
     preview.size_bytes  # the redacted export's size (``serialize`` decides the format)
     texts, report = redactor.redact_texts(["mail bob@example.org", "…"])   # loose texts
+    texts, report = redactor.redact_texts(texts, base=plan)   # going on from a plan:
+                                                  # its values keep their masks
 
 Another export (HTML, OTLP) is best built from the run file as
 ``export recording`` redacts it (:func:`lens.share.recording_export.export_recording`
