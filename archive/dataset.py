@@ -120,6 +120,27 @@ def _piece(piece: Any) -> dict[str, Any]:
     return shown
 
 
+def redact_lines(lines: list[dict[str, Any]], redactor: Any) -> tuple[list[dict[str, Any]], Any]:
+    """The lines masked by a :class:`lens.share.redaction.Redactor` with one
+    plan (a value gets the same mask on every line), and the plan's report."""
+    from collections import Counter
+
+    plan = redactor.plan(lines, root=False)
+    places: Counter = Counter()
+    redacted = []
+    for line in lines:
+        line, report = plan.apply(line, root=False)
+        redacted.append(line)
+        places.update(report.places)
+    return redacted, plan.report(places)
+
+
+def jsonl_line(line: dict[str, Any]) -> str:
+    """One compact JSON line (U+2028/9 escaped so a line is a line for every reader)."""
+    text = json.dumps(line, ensure_ascii=False, separators=(",", ":"), default=str)
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029") + "\n"
+
+
 def write_jsonl(lines: Iterable[dict[str, Any]], out: str | os.PathLike) -> int:
     """Write one compact JSON object per line (UTF-8; U+2028/9 escaped so a
     line is a line for every reader); how many lines."""

@@ -31,6 +31,8 @@ from lens_ui import session
 from lens_ui.archive_config import ENV_FOLDERS, archive_folders
 from lens_ui.archive_jobs import IndexJob, current_job, reader, start_job
 from lens_ui.archive_causes import causes_view
+from lens_ui.archive_labels import (ANY_LABEL, export_labelled, label_choices, labels_column,
+                                    labels_version)
 from lens_ui.archive_source import archive_choice
 from lens_ui.view_switch import view_switch
 
@@ -150,6 +152,7 @@ class _FilterChoices:
     last_start: dt.datetime | None
     total: int
     unreadable: pd.DataFrame  # file, problem
+    labels: tuple[str, ...] = ()  # the label filter's choices
 
 
 @dataclass(frozen=True)
@@ -190,7 +193,7 @@ def _filter_choices(db: Path, generation: tuple) -> _FilterChoices:
         ).fetchall(), columns=["file", "problem"])
     finally:
         con.close()
-    return _FilterChoices(agents, first, last, total, unreadable)
+    return _FilterChoices(agents, first, last, total, unreadable, tuple(label_choices(db)))
 
 
 # At most ~5 MB each: a few searches' worth, shared by every session.
@@ -263,6 +266,7 @@ def _listed_runs(db: Path, generation: tuple, run_filter: RunFilter, page: int) 
         build = page_and_count_sql if counted else page_sql
         kept, source = _source(con, db, generation, run_filter)
         frame = con.execute(*build(kept, PAGE_ROWS, offset, source)).df()
+        frame["labels"] = labels_column(con, list(frame["sha256"]))
         matching = int(frame["matching"].iloc[0]) if counted and len(frame) else None
         return _ListedRuns(offset, _table(frame), matching)
     finally:
@@ -270,7 +274,8 @@ def _listed_runs(db: Path, generation: tuple, run_filter: RunFilter, page: int) 
 
 
 def _browse(job: IndexJob, label: str) -> None:
-    generation = _generation(job)
+    # A label put on or taken off (from the run page) is a change the page shows.
+    generation = _generation(job) + (labels_version(job.db),)
     choices = _filter_choices(job.db, generation)
     # The answer (count and runs) is sent before the filter widgets that sit
     # above it: the browser draws elements in the order they arrive, and sent
@@ -312,6 +317,8 @@ def _browse(job: IndexJob, label: str) -> None:
     rows = list(getattr(getattr(selection, "selection", None), "rows", []) or [])
     chosen = [frame["file"].iloc[i] for i in rows if 0 <= i < len(frame)]
     _actions(label, chosen)
+    if run_filter.label:
+        export_labelled(job.db, job.folder, run_filter.label, generation[-1])
     _charts(_filter_charts(job.db, generation, run_filter))
     _unreadable(choices)
 
@@ -342,14 +349,18 @@ def _page_number(pages: int) -> None:
 
 _AGENTS, _STATUS, _SORT = "lens.archive.agents", "lens.archive.status", "lens.archive.sort"
 _TEXT, _FAILED, _DATES = "lens.archive.text", "lens.archive.failed", "lens.archive.dates"
+_LABEL = "lens.archive.label"
 _REDRAWN_FOR = "lens.archive.redrawn_for"  # the filter the widgets last forced a redraw for
 
 
 def _filters(choices: _FilterChoices) -> RunFilter:
-    first, second, third = st.columns([3, 2, 2])
+    first, second, third, label = st.columns([3, 2, 2, 2])
     first.multiselect("Agent", choices.agents, key=_AGENTS, placeholder="every agent")
     second.segmented_control("Outcome", STATUSES, default="all", key=_STATUS)
     third.selectbox("Order", list(SORTS), key=_SORT)
+    label.selectbox("Label", (ANY_LABEL,) + choices.labels, key=_LABEL,
+                    help="Only runs whose current content carries this label (put on from "
+                         "the run page's Label button).")
     fourth, fifth, sixth = st.columns([3, 2, 2])
     fourth.text_input("Search", key=_TEXT,
                       placeholder="user messages, answers, errors, failed tools' output")
@@ -391,7 +402,9 @@ def _filter_in_state(choices: _FilterChoices) -> RunFilter:
         picked = state.get(_DATES, span)
         if isinstance(picked, (tuple, list)) and len(picked) == 2:
             since, until = picked
+    label = state.get(_LABEL)
     return RunFilter(agents=tuple(agents), status=state.get(_STATUS) or "all",
+                     label=label if label in choices.labels else "",
                      failed_tools_only=bool(state.get(_FAILED, False)),
                      text=text if isinstance(text, str) else "", since=since, until=until,
                      sort=sort if sort in SORTS else next(iter(SORTS)))
@@ -442,6 +455,7 @@ _COLUMNS = {
     "error": st.column_config.TextColumn("error"),
     "final_answer": st.column_config.TextColumn("final answer"),
     "skills": st.column_config.ListColumn("skills"),
+    "labels": st.column_config.ListColumn("labels"),
 }
 
 
@@ -450,6 +464,7 @@ def _table(frame: pd.DataFrame) -> pd.DataFrame:
     outcome = frame["complete"].map({True: "completed", False: "crashed"}).fillna("unknown")
     return pd.DataFrame({
         "started_at": frame["started_at"], "agent": frame["agent"], "outcome": outcome,
+        "labels": frame["labels"],
         "failed_tool_calls": frame["failed_tool_calls"], "tool_calls": frame["tool_calls"],
         "model_calls": frame["model_calls"],
         "tokens": frame["input_tokens"] + frame["output_tokens"],

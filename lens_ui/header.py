@@ -22,6 +22,7 @@ from lens.summary import (RunSummary, format_count, format_duration, run_facts, 
 from lens.text import one_line, visible
 from lens_ui import session
 from lens_ui.compare_state import compare_with
+from lens_ui.labels_panel import labels_on_bar
 from lens_ui.share_menu import share_menu
 from lens_ui.runs import FileFacts, LoadedRun
 
@@ -72,6 +73,7 @@ def run_bar(run: LoadedRun, profile: str) -> None:
             outcome_badge(run_outcome(run.evidence, run.recording))
             recording_badge(run.recording.complete, problems)
         st.caption(_figures_line(summary), width="content")
+        labels_on_bar(choice)
         with st.popover("Run details", icon=":material/info:", key=RUN_DETAILS,
                         on_change="rerun") as details:
             # Drawn only while open: closed, its thirty-odd elements would still be
