@@ -33,7 +33,7 @@ from recorders import evidence
 from recorders.evidence import usage_tokens
 from recorders.catalogue import (AGENT_RUN_CONFIGURED, AGENT_TURN_END, AGENT_TURN_START,
                                  COMPOSITION_ENTER, ERROR_FATAL)
-from recorders.loading import ENVELOPE_FORMAT, Recording, load_recording, parse_json, unpack
+from recorders.loading import ENVELOPE_FORMAT, Recording, parse_json, unpack
 from lens.evidence.causes import likely_causes
 from lens.evidence.signature import signature
 from lens.run import OpenRun
