@@ -354,7 +354,7 @@ _REDRAWN_FOR = "lens.archive.redrawn_for"  # the filter the widgets last forced 
 
 
 def _filters(choices: _FilterChoices) -> RunFilter:
-    first, second, third, label = st.columns([3, 2, 2, 2])
+    first, second, third, label = st.columns([2, 3, 2, 2])
     first.multiselect("Agent", choices.agents, key=_AGENTS, placeholder="every agent")
     second.segmented_control("Outcome", STATUSES, default="all", key=_STATUS)
     third.selectbox("Order", list(SORTS), key=_SORT)
@@ -455,7 +455,7 @@ _COLUMNS = {
     "error": st.column_config.TextColumn("error"),
     "final_answer": st.column_config.TextColumn("final answer"),
     "skills": st.column_config.ListColumn("skills"),
-    "labels": st.column_config.ListColumn("labels"),
+    "labels": st.column_config.ListColumn("labels", width="medium"),
 }
 
 

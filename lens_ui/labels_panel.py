@@ -32,7 +32,7 @@ from archive.database import connect
 from archive.errors import ArchiveError
 from archive.labels import MAX_NOTE_CHARS, LabelStore, StepRef
 from lens.scopes import ROOT
-from lens.text import one_line
+from lens.text import markdown_literal, one_line
 from lens_ui import session
 from lens_ui.sources import ARCHIVE, UPLOAD, RunSource
 
@@ -123,13 +123,14 @@ def labels_on_bar(choice: RunSource) -> None:
                 return
             current, earlier = _labels(place)
             names = list(dict.fromkeys(row["label"] for row in current))
-            if names:
-                st.text("🏷 " + one_line(", ".join(names), BAR_CHARS), width="content",
-                        help="The labels on this run; their notes are under the label button.")
             if earlier:
                 st.caption(EARLIER, width="content")
-            with st.popover("Label", icon=":material/label:", key=POPOVER,
-                            on_change="rerun") as panel:
+            # The labels are the button's own words (one element less on the one-line
+            # bar), every punctuation mark escaped: Markdown shows them as typed.
+            shown = markdown_literal(one_line(", ".join(names), BAR_CHARS)) if names else "Label"
+            with st.popover(shown, icon=":material/label:", key=POPOVER, on_change="rerun",
+                            help="Labels and notes on this run: put one on, or take one off."
+                            ) as panel:
                 if panel.open:  # drawn only while open, as Run details is
                     _panel(place, current, earlier)
     except (ArchiveError, duckdb.Error) as error:
@@ -189,7 +190,9 @@ def _remove(key: tuple[str, str | None, bool], label: str, step: StepRef | None)
 
 @contextmanager
 def _writing() -> Iterator[LabelPlace | None]:
-    """The open run's place, for a change; a refused change is said in the panel."""
+    """The open run's place, for a change; a refused change is said in the panel,
+    which stays open (its button's words change with the labels)."""
+    st.session_state[POPOVER] = True
     choice = session.current_choice()
     if choice is None:
         yield None

@@ -129,3 +129,61 @@ def _run_options(group, found):
     scope = "/".join(step["path"][1:]) if len(step["path"]) > 1 else "root"
     if found["file"] == group["example"]["file"]:
         yield f"{found['file']} · step {step['index'] + 1} ({scope})"
+
+
+LABEL = "refund *never* made"  # Markdown would make it italic: it must show as typed
+
+
+def test_label_a_run_at_its_step_then_find_it_by_the_label_filter(lens, expected):
+    """From a cause to its run's step; the Label button puts a label and a note on
+    that step; the run bar shows the label on the same one line; the Archive
+    page's label filter lists exactly that run, with the label in its column."""
+    group, _ = expected
+    lens.page.goto("/run_archive")
+    lens.wait_idle(grace=0)
+    expect(lens.page.get_by_text(re.compile(r"^Indexed \d+ runs")).first).to_be_visible(
+        timeout=INDEX_TIMEOUT_MS)
+    lens.view_button("Causes").click()
+    lens.wait_idle()
+    runs = f"{group['runs']:,} run{'' if group['runs'] == 1 else 's'}"
+    choose(lens, "lens.archive.cause_groups.pick",
+           f"{runs} · failed tool · {group['subject']} · {group['text'][:80]}")
+    lens.page.get_by_role("button", name="Open the newest run at the step that shows it").click()
+    lens.step_label_locator().wait_for(timeout=INDEX_TIMEOUT_MS)
+    lens.wait_idle()
+    step = group["example"]["step"]
+    assert lens.step_label().text.startswith(f"step {step['index'] + 1} of ")
+    bar = lens.page.locator(f".{key_class('lens-run-bar')}")
+    one_line = bar.bounding_box()["height"]
+
+    lens.page.locator(f".{key_class('lens.labels.popover')} button").first.click()
+    body = lens.page.locator('[data-testid="stPopoverBody"]').filter(visible=True)
+    expect(body).to_have_count(1)
+    new = body.get_by_label("or a new label (joins the list)")
+    new.fill(LABEL)
+    new.press("Enter")
+    lens.wait_idle()
+    body.get_by_label("Note").fill("<b>the tool failed</b>; the answer says it refunded")
+    body.get_by_text("the step on screen").click()
+    lens.wait_idle()
+    body.get_by_role("button", name="Put the label on").click()
+    lens.wait_idle()
+    expect(body.get_by_text(f"Labelled: {LABEL} (step {step['index'] + 1}", exact=False)
+           ).to_be_visible()
+    expect(body.get_by_text("<b>the tool failed</b>", exact=False)).to_be_visible()  # as text
+    lens.page.keyboard.press("Escape")
+    lens.wait_idle()
+    # The Label button names the label, asterisks and all (not italic).
+    expect(bar.get_by_role("button", name=LABEL, exact=True)).to_be_visible()
+    assert bar.bounding_box()["height"] <= one_line + 2  # still one line at 1280 px
+    lens.screenshot("labelled-run-bar")
+
+    lens.page.goto("/run_archive")
+    lens.wait_idle(grace=0)
+    expect(lens.page.get_by_text(re.compile(r"runs match"))).to_be_visible(
+        timeout=INDEX_TIMEOUT_MS)
+    choose(lens, "lens.archive.label", LABEL)
+    expect(lens.page.get_by_text(re.compile(r"^1 of [\d,]+ runs match"))).to_be_visible()
+    grid = lens.page.locator('[data-testid="stDataFrame"]').first
+    expect(grid).to_contain_text(LABEL)
+    lens.screenshot("archive-label-filter")
