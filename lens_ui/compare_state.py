@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from recorders.errors import RecordingError
 from lens.run_label import run_words
 from lens_ui import session
 from lens_ui.runs import (LoadedRun, RunSource, open_source, run_in_file, sample_choice,
                           server_store, session_id)
+from lens_ui.run_store import OverBudget
 from lens_ui.samples import default_sample, sample_catalog
 from lens_ui.sources import SAMPLE, UPLOAD, LinkRefused, from_ref
 
@@ -77,8 +79,11 @@ def label(choice: RunSource) -> str:
     """A selectbox label (shown as text, never markup): the run's own words
     (user message, agent, time) when the server holds it open, else the source's."""
     if choice.kind != SAMPLE and server_store().holds_run(choice.digest):
-        run = open_source(choice)  # held: a look-up, nothing is read again
-        runs = run.file.runs if run is not None else []
+        try:
+            run = open_source(choice)  # held: a look-up, nothing is read again
+            runs = run.file.runs if run is not None else []
+        except (RecordingError, OverBudget):  # let go meanwhile and not to be had now
+            runs = []
         if 0 <= choice.run_index < len(runs):
             return run_words(choice.words, runs[choice.run_index], choice.file_digest)
     return choice.compare_label()

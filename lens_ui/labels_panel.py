@@ -69,9 +69,10 @@ def _uploads_connection(path: str) -> duckdb.DuckDBPyConnection:
 
 
 @contextmanager
-def label_place(choice: RunSource) -> Iterator[LabelPlace | str | None]:
-    """The run's :class:`LabelPlace`; a sentence (app text) when its labels
-    cannot be kept now; None for a run that takes no labels."""
+def label_place(choice: RunSource, writable: bool = False) -> Iterator[LabelPlace | str | None]:
+    """The run's :class:`LabelPlace` (``writable`` to change labels: the tables
+    are made if missing); a sentence (app text) when its labels cannot be kept
+    now; None for a run that takes no labels."""
     if choice.kind == ARCHIVE:
         # Imported here: only an archive run needs the archive's index.
         from lens_ui.archive_config import archive_folders
@@ -85,7 +86,8 @@ def label_place(choice: RunSource) -> Iterator[LabelPlace | str | None]:
             return
         cursor = reader(db).cursor()
         try:
-            yield LabelPlace(LabelStore(cursor), choice.file_digest, file, by_path=True)
+            yield LabelPlace(LabelStore(cursor, writable=writable), choice.file_digest, file,
+                             by_path=True)
         finally:
             cursor.close()
     elif choice.kind == UPLOAD:
@@ -97,8 +99,8 @@ def label_place(choice: RunSource) -> Iterator[LabelPlace | str | None]:
             return
         cursor = _uploads_connection(path).cursor()
         try:
-            yield LabelPlace(LabelStore(cursor), choice.file_digest, choice.name[:200],
-                             by_path=False)
+            yield LabelPlace(LabelStore(cursor, writable=writable), choice.file_digest,
+                             choice.name[:200], by_path=False)
         finally:
             cursor.close()
     else:
@@ -134,7 +136,9 @@ def labels_on_bar(choice: RunSource) -> None:
                 if panel.open:  # drawn only while open, as Run details is
                     _panel(place, current, earlier)
     except (ArchiveError, duckdb.Error) as error:
-        st.caption("Labels could not be read: " + one_line(str(error), 200), width="content")
+        # The error may quote a path: Markdown-escaped, shown as written.
+        st.caption(markdown_literal("Labels could not be read: " + one_line(str(error), 200)),
+                   width="content")
 
 
 def _panel(place: LabelPlace, current: list[dict], earlier: list[dict]) -> None:
@@ -158,7 +162,8 @@ def _panel(place: LabelPlace, current: list[dict], earlier: list[dict]) -> None:
     st.text_area("Note", key=NOTE, max_chars=MAX_NOTE_CHARS, height=80)
     path, index = session.current_drill(), st.session_state.get(session.STEP, 0)
     st.radio("On", (WHOLE_RUN, STEP_ON_SCREEN), key=ON, horizontal=True,
-             help=f"The step on screen: step {index + 1} of {_scope_words(path)}.")
+             help=f"The step on screen: step {index + 1} of "
+                  f"{markdown_literal(_scope_words(path))}.")
     st.button("Put the label on", key="lens.labels.add", type="primary", on_click=_add,
               args=(place_key(place), path, index))
 
@@ -198,7 +203,7 @@ def _writing() -> Iterator[LabelPlace | None]:
         yield None
         return
     try:
-        with label_place(choice) as place:
+        with label_place(choice, writable=True) as place:
             yield place if isinstance(place, LabelPlace) else None
     except (ArchiveError, duckdb.Error) as error:
         st.session_state[SAID] = "Not changed: " + one_line(str(error), 200)
