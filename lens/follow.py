@@ -207,8 +207,13 @@ class FollowedFile:
     """A file followed while it is written; see the module doc."""
 
     def __init__(self, path: str | os.PathLike, *, idle_seconds: float = IDLE_SECONDS,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 opener: Callable[[Path], int] | None = None) -> None:
         self.path = Path(path)
+        # How a path is opened: by default as it is; a server passes one that
+        # opens beneath its configured folder without following symlinks, so a
+        # file swapped for a symlink between two polls is refused, not read.
+        self._opener = opener or _open_plain
         self.idle_seconds = idle_seconds
         self._clock = clock
         self.kind: str | None = None  # EVENT_STREAM, or the whole file's kind
@@ -261,7 +266,7 @@ class FollowedFile:
         before = self.events_read
         changed = self._read_generation()
         try:
-            now = os.stat(self.path)
+            now = self._stat(self.path)
         except FileNotFoundError:
             now = None  # renamed, and the writer has not made the new file yet
         generation = self._generation
@@ -271,7 +276,7 @@ class FollowedFile:
             elif now.st_size < generation.offset:
                 changed |= self._truncated()
         elif now is not None and generation is None:
-            opened = _open_regular(self.path)
+            opened = _open_regular(self.path, self._opener)
             if opened is not None:
                 self._generation = _Generation(opened[0], _ident(opened[1]), opened[2])
                 changed |= self._read_generation()
@@ -284,7 +289,7 @@ class FollowedFile:
     def _start(self) -> bool:
         """Open the stream: ``<path>.1`` first when a stream's older part sits
         beside it. True when the path held a whole recording, and it was read."""
-        main = _open_regular(self.path)
+        main = _open_regular(self.path, self._opener)
         if main is None and self.path.exists() and not self.path.is_file():
             raise RecordingError(f"cannot follow {str(self.path)!r}: not a regular file "
                                  "(a folder, a pipe or a device)")
@@ -294,7 +299,7 @@ class FollowedFile:
                 self._started = True
                 self._generation = _Generation(main[0], _ident(main[1]), main[2])
                 return self._sniff()  # a whole recording: .1 has nothing to do with it
-        older = _open_regular(Path(f"{self.path}.1"))
+        older = _open_regular(Path(f"{self.path}.1"), self._opener)
         if older is not None and (_sniff_file(older[0]) != EVENT_STREAM or (
                 main is not None and _ident(older[1]) == _ident(main[1]))):
             os.close(older[0])
@@ -351,7 +356,7 @@ class FollowedFile:
         changed = self._read_generation()
         self._end_generation(old)
         rotated_path = f"{self.path}.1"
-        rotated = _open_regular(Path(rotated_path))
+        rotated = _open_regular(Path(rotated_path), self._opener)
         if rotated is None:
             if old.name == str(self.path):
                 self.notes.append(f"{self.path} was replaced by another file (not rotated to "
@@ -369,7 +374,7 @@ class FollowedFile:
                 self._end_generation(self._generation)
             else:
                 os.close(fd)
-        opened = _open_regular(self.path)
+        opened = _open_regular(self.path, self._opener)
         self._generation = None
         if opened is not None:
             fd, info, name = opened
@@ -510,11 +515,21 @@ class FollowedFile:
         run.add(segment)
         self.events_read += len(segment)
 
+    def _stat(self, path: Path) -> os.stat_result:
+        """The file now at ``path``, as the opener reaches it (FileNotFoundError
+        when there is none, or none that is a regular file): identity and size
+        come from the descriptor, never from following a name."""
+        opened = _open_regular(path, self._opener)
+        if opened is None:
+            raise FileNotFoundError(str(path))
+        os.close(opened[0])
+        return opened[1]
+
     # ── a whole recording or envelope ────────────────────────────────
 
     def _poll_document(self) -> bool:
         try:
-            info = os.stat(self.path)
+            info = self._stat(self.path)
         except FileNotFoundError:
             return False  # an atomic rewrite between its rename steps
         key = (_ident(info), info.st_size, info.st_mtime_ns)
@@ -523,7 +538,7 @@ class FollowedFile:
         self._last_growth = max(self._clock() if self._document_key else info.st_mtime,
                                 info.st_mtime)
         self._document_key = key
-        data = _read_regular(self.path)
+        data = _read_regular(self.path, self._opener)
         if data is None:
             return False
         try:
@@ -662,7 +677,8 @@ def recording_beside(stream_path: str | os.PathLike, run_id: str | None) -> Path
         return None
     candidate = Path(stream_path).parent / f"{run_id}.json"
     try:
-        return candidate if stat.S_ISREG(os.stat(candidate).st_mode) else None
+        # lstat: a symlink named like the recording is not it (it is not followed).
+        return candidate if stat.S_ISREG(os.lstat(candidate).st_mode) else None
     except (OSError, ValueError):
         return None
 
@@ -674,10 +690,15 @@ def _ident(info: os.stat_result) -> tuple[int, int]:
     return info.st_dev, info.st_ino
 
 
-def _open_regular(path: Path) -> tuple[int, os.stat_result, str] | None:
+def _open_plain(path: Path) -> int:
+    return os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+
+
+def _open_regular(path: Path, opener: Callable[[Path], int] = _open_plain
+                  ) -> tuple[int, os.stat_result, str] | None:
     """(descriptor, its stat, name) of a regular file, or None when there is none."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        fd = opener(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
@@ -691,8 +712,8 @@ def _open_regular(path: Path) -> tuple[int, os.stat_result, str] | None:
     return fd, info, str(path)
 
 
-def _read_regular(path: Path) -> bytes | None:
-    opened = _open_regular(path)
+def _read_regular(path: Path, opener: Callable[[Path], int] = _open_plain) -> bytes | None:
+    opened = _open_regular(path, opener)
     if opened is None:
         return None
     fd = opened[0]

@@ -9,9 +9,13 @@ into the folder while it is read, can reach another file.
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
+from typing import Callable
 
-from archive.beneath import GONE, NOT_PLAIN, NotReadable, read_beneath
+from archive.beneath import (GONE, NOT_PLAIN, SYMLINK, NotReadable, open_beneath, open_folder,
+                             read_beneath)
 from archive.errors import ArchiveError
 from lens_ui.server_limits import server_limits
 
@@ -39,3 +43,29 @@ def read_in_folder(folders: dict[str, Path], label: str, file: str) -> bytes:
         raise FolderFileRefused(refused.kind) from None
     except ArchiveError:  # the folder itself cannot be opened
         raise FolderFileRefused(GONE) from None
+
+
+def opener_beneath(folder: Path) -> Callable[[Path], int]:
+    """An opener for :class:`lens.follow.FollowedFile`: each path (inside
+    ``folder``) opened beneath the folder's descriptor without following a
+    symlink, at every poll, so a file swapped for a symlink is refused then.
+    A file not there is FileNotFoundError; one refused is PermissionError
+    with the reason (a symlink, not a regular file, not inside the folder)."""
+    def open_(path: Path) -> int:
+        try:
+            relative = Path(path).relative_to(folder).as_posix()
+        except ValueError:
+            raise PermissionError(errno.EACCES, f"{path} is not inside the follow folder") \
+                from None
+        descriptor = open_folder(folder)
+        try:
+            return open_beneath(descriptor, relative)
+        except NotReadable as refused:
+            if refused.kind == GONE:
+                raise FileNotFoundError(errno.ENOENT, str(refused)) from None
+            reason = (f"{relative} is a symlink; symlinks in a follow folder are not followed"
+                      if refused.kind == SYMLINK else str(refused))
+            raise PermissionError(errno.EACCES, reason) from None
+        finally:
+            os.close(descriptor)
+    return open_

@@ -42,6 +42,7 @@ from lens.text import markdown_literal, one_line
 from lens.timeline import MODEL, Timeline, build_timeline
 from lens.timeline_figure import timeline_figure
 from lens_ui import session
+from lens_ui.folder_read import opener_beneath
 from lens_ui.follow_config import ENV_FOLLOW, follow_folders, follow_idle_seconds
 from lens_ui.run_store import OverBudget
 from lens_ui.runs import run_in_file
@@ -83,9 +84,12 @@ class Listed:
 class _Held:
     """The session's followed file; its descriptor is let go with it."""
 
-    def __init__(self, ref: str, path: Path) -> None:
+    def __init__(self, ref: str, folder: Path, path: Path) -> None:
         self.ref = ref
-        self.followed = FollowedFile(path, idle_seconds=follow_idle_seconds())
+        # Every poll opens beneath the folder, following no symlink: a file
+        # swapped for one while it is followed is refused at that poll.
+        self.followed = FollowedFile(path, idle_seconds=follow_idle_seconds(),
+                                     opener=opener_beneath(folder))
         self.cache: dict = {}  # what was drawn from it, by what it was drawn from
 
     def close(self) -> None:
@@ -256,7 +260,7 @@ def _held(ref: str) -> _Held | None:
         return None
     if held is not None:
         held.close()
-    held = _Held(ref, folder / file)
+    held = _Held(ref, folder, folder / file)
     st.session_state[FOLLOWED] = held
     st.session_state[AT_NEWEST] = True
     return held
