@@ -13,6 +13,7 @@ import streamlit as st
 from lens_ui import header
 from lens_ui.panel_guard import guarded_panel
 from lens_ui.shell import open_page
+from lens_ui.share_menu import share_menu
 from lens_ui.stepper import run_view
 
 run = open_page("Run")
@@ -21,6 +22,8 @@ if run is None:
 
 with st.sidebar:
     profile = header.profile_switch(run)
+    # In the sidebar, not the run bar: the bar keeps to its lines at 1280 px.
+    share_menu(run, profile)
 with guarded_panel("run header"):
     header.run_bar(run, profile)
 run_view(run, profile)

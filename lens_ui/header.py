@@ -23,7 +23,6 @@ from lens.text import one_line, visible
 from lens_ui import session
 from lens_ui.compare_state import compare_with
 from lens_ui.labels_panel import labels_on_bar
-from lens_ui.share_menu import share_menu
 from lens_ui.runs import FileFacts, LoadedRun
 
 PROFILE_WIDGET = "lens.profile_switch"
@@ -80,7 +79,6 @@ def run_bar(run: LoadedRun, profile: str) -> None:
             # sent and re-rendered on every step (each costs the browser time).
             if details.open:
                 _details(run, projection, summary, problems)
-        share_menu(run, profile)
     file_panel(run, file)
 
 

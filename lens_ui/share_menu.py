@@ -1,4 +1,5 @@
-"""The run bar's Share menu: the open run as a file to hand someone, consent first.
+"""The run page's Share menu, in the sidebar under the projection: the open run
+as a file to hand someone, consent first.
 
 A person picks what to share (an HTML page, the recording, OpenTelemetry
 spans) and whether to redact it (on by default, with their own patterns if
@@ -29,10 +30,9 @@ REDACT_HELP = ("Masks API keys and tokens, e-mail addresses, card numbers (Luhn-
 
 
 def share_menu(run: LoadedRun, profile: str) -> None:
-    # An icon only: the run bar keeps to one line at 1280 px (the step's pane is then whole).
-    with st.popover("", icon=":material/share:", key=SHARE_MENU, on_change="rerun",
-                    help="Share this run: an HTML page, its recording or OpenTelemetry spans, "
-                         "redacted on request") as menu:
+    with st.popover("Share this run", icon=":material/share:", key=SHARE_MENU,
+                    on_change="rerun", help="An HTML page, its recording or OpenTelemetry "
+                                            "spans, redacted on request") as menu:
         # Drawn only while open, as Run details: closed, it costs nothing per step.
         if menu.open:
             _menu(run, profile)

@@ -58,7 +58,7 @@ def test_the_run_bar_names_the_run_and_its_health_with_details_in_a_popover(app)
     # The details (run facts, health, figures) are in the popover, one click away,
     # and drawn only while it is open.
     popovers = at.get("popover")
-    assert [p.proto.popover.label for p in popovers] == ["Run details", ""]  # "": Share, an icon
+    assert sorted(p.proto.popover.label for p in popovers) == ["Run details", "Share this run"]
     assert not at.metric
     at.session_state[RUN_DETAILS] = True
     at.run()
