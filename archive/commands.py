@@ -30,7 +30,6 @@ import argparse
 import os
 import sys
 import time
-from collections import Counter
 from typing import Any, Callable
 
 from recorders.cli import ArgumentParser, UsageError
@@ -297,7 +296,7 @@ def _label_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _export(args: argparse.Namespace) -> Any:
-    from archive.dataset import dataset_lines, write_jsonl
+    from archive.dataset import dataset_lines, redact_lines, write_jsonl
 
     redactor = None
     if args.redact or args.redact_pattern:
@@ -312,15 +311,7 @@ def _export(args: argparse.Namespace) -> Any:
         lines, notes = dataset_lines(con, args.dir, args.label, limits)
     masked: dict[str, int] = {}
     if redactor is not None and lines:
-        plan = redactor.plan(lines, root=False)  # one plan: a value has one mask on every line
-        places: Counter = Counter()
-        redacted = []
-        for line in lines:
-            line, report = plan.apply(line, root=False)
-            redacted.append(line)
-            places.update(report.places)
-        lines = redacted
-        report = plan.report(places)
+        lines, report = redact_lines(lines, redactor)  # one plan: one mask per value
         masked = report.counts
         print(f"redaction: {report.summary()}", file=sys.stderr)
     written = write_jsonl(lines, args.out)

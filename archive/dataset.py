@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from typing import Any, Iterable
 
 import duckdb
@@ -123,8 +124,6 @@ def _piece(piece: Any) -> dict[str, Any]:
 def redact_lines(lines: list[dict[str, Any]], redactor: Any) -> tuple[list[dict[str, Any]], Any]:
     """The lines masked by a :class:`lens.share.redaction.Redactor` with one
     plan (a value gets the same mask on every line), and the plan's report."""
-    from collections import Counter
-
     plan = redactor.plan(lines, root=False)
     places: Counter = Counter()
     redacted = []
@@ -147,7 +146,6 @@ def write_jsonl(lines: Iterable[dict[str, Any]], out: str | os.PathLike) -> int:
     count = 0
     with open(out, "w", encoding="utf-8", newline="\n") as handle:
         for line in lines:
-            text = json.dumps(line, ensure_ascii=False, separators=(",", ":"), default=str)
-            handle.write(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029") + "\n")
+            handle.write(jsonl_line(line))
             count += 1
     return count
