@@ -31,18 +31,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, redactor: Redactor | None) -> int:
     # Imported here, so that ``footprint-lens``'s other commands start without them.
     from recorders.cli import UsageError
-    from recorders.errors import RecordingError
-    from recorders.loading import read_regular_file
+    from recorders.loading import read_path
     from lens.share.html import export_file_bytes
 
-    try:
-        data = read_regular_file(args.file)
-    except (OSError, ValueError) as exc:
-        raise RecordingError(f"cannot read {args.file!r}: "
-                             f"{getattr(exc, 'strerror', None) or exc}") from None
-    if data is None:
-        raise RecordingError(f"cannot read {args.file!r}: not a regular file "
-                             "(a folder, a pipe or a device)")
+    data = read_path(args.file)
     exported = export_file_bytes(data, Path(args.file).name, profile=args.profile,
                                  redactor=redactor)
     try:

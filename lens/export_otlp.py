@@ -33,20 +33,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, redactor: Redactor | None) -> int:
     # Imported here, so that ``footprint-lens``'s other commands start without them.
-    from recorders.errors import RecordingError
-    from recorders.loading import read_regular_file
+    from recorders.loading import read_path
     from lens.run import open_run
     from lens.share.otlp import otlp_document
     from lens.share.recording_export import export_recording, write_atomically
 
-    try:
-        data = read_regular_file(args.file)
-    except (OSError, ValueError) as exc:
-        raise RecordingError(f"cannot read {args.file!r}: "
-                             f"{getattr(exc, 'strerror', None) or exc}") from None
-    if data is None:
-        raise RecordingError(f"cannot read {args.file!r}: not a regular file "
-                             "(a folder, a pipe or a device)")
+    data = read_path(args.file)
     report = None
     if redactor is not None:
         exported = export_recording(data, redactor)

@@ -169,9 +169,9 @@ def load_path_file(path: str | os.PathLike, *, limit: int | None = None) -> Load
     """:func:`load_file` of the file at ``path``. An event stream's older
     generation ``<path>.1``, when it sits beside it, is read first, so the
     runs are the whole stream with nothing lost or repeated."""
-    data = _read_path(path)
+    data = read_path(path)
     older_path = os.fspath(path) + ROTATED_SUFFIX
-    older = _read_path(older_path) if os.path.isfile(older_path) else None
+    older = read_path(older_path) if os.path.isfile(older_path) else None
     joined = join_rotated(older, data) if older is not None else None
     loaded = load_file(joined if joined is not None else data, limit=limit)
     if joined is not None:
@@ -180,7 +180,9 @@ def load_path_file(path: str | os.PathLike, *, limit: int | None = None) -> Load
     return loaded
 
 
-def _read_path(path: str | os.PathLike) -> bytes:
+def read_path(path: str | os.PathLike) -> bytes:
+    """The bytes of the regular file at ``path``; RecordingError naming the path
+    and the reason when it cannot be read or is not a regular file."""
     try:
         data = read_regular_file(path)
     except OSError as exc:

@@ -58,9 +58,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, redactor: Redactor | None) -> int:
-    from recorders.loading import ROTATED_SUFFIX, read_regular_file
+    from recorders.loading import ROTATED_SUFFIX, read_path
 
-    data = _read(args.file, read_regular_file)
+    data = read_path(args.file)
     exported = export_recording(data, redactor)
     write_atomically(args.output, exported.data)
     for note in exported.notes:
@@ -305,17 +305,6 @@ def _redact_zip(data: bytes, redactor: Redactor) -> tuple[bytes, Report, list[st
 
 
 # ─── Files ─────────────────────────────────────────────────────────────
-
-
-def _read(path: str, read_regular_file) -> bytes:
-    try:
-        data = read_regular_file(path)
-    except (OSError, ValueError) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        raise RecordingError(f"cannot read {path!r}: {reason}") from None
-    if data is None:
-        raise RecordingError(f"cannot read {path!r}: not a regular file")
-    return data
 
 
 def write_atomically(path: str, data: bytes) -> None:
