@@ -21,7 +21,7 @@ from benchmarks.timing import median
 MEMORY_TARGET = 3.0
 
 
-def _status(field: str) -> int:
+def proc_status(field: str) -> int:
     """A ``/proc/self/status`` figure in bytes."""
     with open("/proc/self/status") as status:
         for line in status:
@@ -47,14 +47,14 @@ def _child(mode: str, path: str) -> None:
         reset = True
     except OSError:
         reset = False
-    baseline = _status("VmRSS") if reset else _status("VmHWM")
+    baseline = proc_status("VmRSS") if reset else proc_status("VmHWM")
     data = Path(path).read_bytes()
     if mode == "bare":
         kept = json.loads(data)
     else:
         kept = open_for_page(data)
-    peak = _status("VmHWM")
-    after = _status("VmRSS")
+    peak = proc_status("VmHWM")
+    after = proc_status("VmRSS")
     print(json.dumps({"baseline": baseline, "peak": peak, "after": after, "size": len(data),
                       "hwm_reset": reset}))
     del kept

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import hashlib
 
+from benchmarks.bench_memory import proc_status
 from benchmarks.inputs import CACHE, REPO, corpus_bytes, corpus_path, scaled_path
 from benchmarks.run import machine
 from benchmarks.timing import median, side_by_side
@@ -145,14 +146,6 @@ def measure_hostile(repeat: int = 200) -> dict:
             "child_outcome": figures["outcome"], "met": refused_ms <= HOSTILE_TARGET_MS}
 
 
-def _status(field: str) -> int:
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) * 1024
-    raise RuntimeError(f"{field} not in /proc/self/status")
-
-
 def _child(path: str) -> None:
     import gc
 
@@ -163,13 +156,13 @@ def _child(path: str) -> None:
     gc.collect()
     with open("/proc/self/clear_refs", "w") as clear:
         clear.write("5")  # VmHWM back to the current resident size
-    baseline = _status("VmRSS")
+    baseline = proc_status("VmRSS")
     try:
         kept = load_recording(data)
         outcome = f"opened {len(kept.typed_events)} typed events"
     except RecordingError as error:
         kept, outcome = None, f"refused: {error}"
-    peak = _status("VmHWM")
+    peak = proc_status("VmHWM")
     print(json.dumps({"baseline": baseline, "peak": peak, "outcome": outcome}))
     del kept
 

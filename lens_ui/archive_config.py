@@ -24,7 +24,13 @@ def archive_folders(argv: list[str] | None = None,
     parser.add_argument("--archive", action="append", default=[])
     known, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     env = (os.environ if environ is None else environ).get(ENV_FOLDERS, "")
-    paths = list(known.archive) + [p for p in env.split(os.pathsep) if p]
+    return labelled_folders(list(known.archive) + [p for p in env.split(os.pathsep) if p])
+
+
+def labelled_folders(paths: list[str]) -> dict[str, Path]:
+    """Label (the folder's base name, numbered when two share one) → folder,
+    each folder once, in the order given; what every operator-configured
+    folder setting (archive, follow) is read into."""
     folders: dict[str, Path] = {}
     for raw in paths:
         folder = Path(raw).expanduser().resolve()

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from archive.limits import setting
 from lens.follow import IDLE_SECONDS
+from lens_ui.archive_config import labelled_folders
 
 ENV_FOLLOW = "LENS_FOLLOW_DIR"
 ENV_IDLE = "LENS_FOLLOW_IDLE_S"
@@ -31,14 +32,4 @@ def follow_idle_seconds() -> float:
 def follow_folders(environ: dict[str, str] | None = None) -> dict[str, Path]:
     """Label → folder, in the order configured."""
     env = (os.environ if environ is None else environ).get(ENV_FOLLOW, "")
-    folders: dict[str, Path] = {}
-    for raw in (p for p in env.split(os.pathsep) if p.strip()):
-        folder = Path(raw).expanduser().resolve()
-        if folder in folders.values():
-            continue
-        label = folder.name or str(folder)
-        candidate, n = label, 2
-        while candidate in folders:
-            candidate, n = f"{label} ({n})", n + 1
-        folders[candidate] = folder
-    return folders
+    return labelled_folders([p for p in env.split(os.pathsep) if p.strip()])
