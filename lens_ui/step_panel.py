@@ -13,7 +13,6 @@ from recorders.run_step import RunStep
 from lens.evidence.causes import LikelyCause
 from lens.step_detail import StepDetail, ToolCallView
 from lens.text import markdown_literal, one_line
-from lens_ui.evidence_tabs import causes_here
 from lens_ui.panel_guard import guarded_panel
 from lens_ui.render import FACT_CHARS, long_text, whole_json
 from lens_ui.runs import LoadedRun
@@ -39,10 +38,13 @@ TOOL_CALL_BOX = "lens-tool-call"  # + "-0", "-1", ...: the This step part's tool
 
 
 def detail_pane(run: LoadedRun, steps: Sequence[RunStep], position: int, detail: StepDetail,
-                key: str, height: int, on_navigate: Callable[[int], None]) -> None:
+                key: str, height: int, on_navigate: Callable[[int], None],
+                said_here: Sequence[LikelyCause] = ()) -> None:
     """The pane beside the diagram: the switch, then the chosen part, in a
     container of ``height`` that scrolls on its own (``steps`` is the
-    slider's scope, ``position`` its index; ``on_navigate(i)`` moves the slider)."""
+    slider's scope, ``position`` its index; ``on_navigate(i)`` moves the
+    slider; ``said_here``: the likely causes linked to this step, as the
+    step's view found them)."""
     pane = view_switch("Detail", DETAIL_PANES, DETAIL_PANE, wrap=True)
     with st.container(height=height, key="lens-step-detail"):
         if pane == SERVED:
@@ -58,7 +60,7 @@ def detail_pane(run: LoadedRun, steps: Sequence[RunStep], position: int, detail:
                 st.json(steps[position].to_wire(), expanded=True)
         else:
             with guarded_panel("step detail"):
-                step_panel(detail, key, said_here=causes_here(run, steps, position))
+                step_panel(detail, key, said_here=said_here)
 
 
 def step_panel(detail: StepDetail, key: str,

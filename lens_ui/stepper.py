@@ -213,7 +213,8 @@ def _steps(run: LoadedRun, profile: str, scopes: ScopeIndex, scope: Scope, index
                    f"to drill in · keys: {NEXT_KEY} next, {PREVIOUS_KEY} previous, ←/→ on the slider.")
     with detail_column:
         detail_pane(run, steps, index, view.detail, key=f"{slider_key}.{index}",
-                    height=DETAIL_HEIGHT, on_navigate=lambda target: _go_to(target, slider_key))
+                    height=DETAIL_HEIGHT, on_navigate=lambda target: _go_to(target, slider_key),
+                    said_here=view.said_here)
 
 
 def draw_diagram(chart: DiagramChart, key: str) -> None:
