@@ -14,7 +14,7 @@ from lens.compare.outcome import CRASHED, RunEnding
 from lens.placement import StepRow
 from lens.text import visible
 from lens_ui import compare_state, session
-from lens_ui.runs import LoadedRun, RunChoice
+from lens_ui.runs import LoadedRun, RunSource
 
 ROW = "lens.compare.row"
 ROW_FOR = "lens.compare.row_for"  # the pair the row belongs to
@@ -32,9 +32,9 @@ def _compared(run_a: LoadedRun, run_b: LoadedRun) -> RunComparison:
     def build() -> RunComparison:
         with st.spinner("Comparing the runs…"):
             return compare_runs(run_a.run, run_b.run)
-    return run_a.derived(("compared with", run_b.choice.digest), build,
+    return run_a.derived(("compared with", run_b.source.digest), build,
                          per_json_byte=COMPARISON_PER_JSON_BYTE,
-                         with_runs=(run_b.choice.digest,))
+                         with_runs=(run_b.source.digest,))
 
 
 def compare_page() -> None:
@@ -94,7 +94,7 @@ def _step_text(row: StepRow | None, steps: int) -> str:
     return f"{scope} · step {row.index + 1} · {row.label}"
 
 
-def _aligned_steps(result: RunComparison, choice_a: RunChoice, choice_b: RunChoice) -> None:
+def _aligned_steps(result: RunComparison, choice_a: RunSource, choice_b: RunSource) -> None:
     rows = result.alignment
     if not rows:
         return
@@ -132,7 +132,7 @@ def _table(rows: tuple[AlignedRow, ...], first_row: int | None) -> dict[str, lis
     return table
 
 
-def _open_step(choice: RunChoice, path: tuple[str, ...], index: int) -> None:
+def _open_step(choice: RunSource, path: tuple[str, ...], index: int) -> None:
     session.choose_run(choice)
     session.move_to(tuple(path), index)
     # The step is what was asked for: show it in the Steps view, whichever view was last.

@@ -28,7 +28,7 @@ PLACES_PER_JSON_BYTE = 0.3
 def _tables(run: LoadedRun) -> tuple[EventTable, EventTable]:
     def build() -> tuple[EventTable, EventTable]:
         with st.spinner("Tabulating the events…"):
-            recording = run.recording
+            recording = run.run.recording
             return typed_table(recording.typed_events), boundary_table(recording.boundary_events)
     return run.derived(("event tables",), build, per_json_byte=TABLES_PER_JSON_BYTE)
 
@@ -36,8 +36,8 @@ def _tables(run: LoadedRun) -> tuple[EventTable, EventTable]:
 def _places(run: LoadedRun, profile: str) -> EventPlaces:
     def build() -> EventPlaces:
         with st.spinner("Placing the events on the steps…"):
-            recording = run.recording
-            return EventPlaces(run.scopes(profile), run.evidence, recording.typed_events,
+            recording = run.run.recording
+            return EventPlaces(run.views(profile).scopes, run.run.evidence, recording.typed_events,
                                recording.boundary_events, recording.typed_run_ids)
     return run.derived(("event places", profile), build, per_json_byte=PLACES_PER_JSON_BYTE)
 
@@ -45,9 +45,9 @@ def _places(run: LoadedRun, profile: str) -> EventPlaces:
 def events_page(run: LoadedRun) -> None:
     if st.session_state.pop(GO_TO_RUN, False):
         st.switch_page("lens_app.py")
-    recording = run.recording
+    recording = run.run.recording
     st.title("Raw events", anchor=False)
-    st.text(run.choice.name)
+    st.text(run.source.name)
     typed, boundary = _tables(run)
     totals = st.columns(4)
     totals[0].metric("Typed events in the file", len(recording.typed_events))
@@ -64,7 +64,7 @@ def events_page(run: LoadedRun) -> None:
         _event_table(run, typed, recording.typed_counts, "lens.events.typed")
     with boundary_tab:
         _event_table(run, boundary, recording.boundary_counts, "lens.events.boundary")
-    session.write_link(run.choice, None, None)
+    session.write_link(run.source, None, None)
 
 
 def _event_table(run: LoadedRun, table: EventTable, counts: dict[str, int], key: str) -> None:
@@ -110,7 +110,7 @@ def _step_link(run: LoadedRun, stream: str, position: int, key: str) -> None:
     """A button to the step that holds the event, or why no step does."""
     profile = session.current_profile()
     place = _places(run, profile).step_of(stream, position)
-    scope = run.scopes(profile).get(place[0]) if place is not None else None
+    scope = run.views(profile).scopes.get(place[0]) if place is not None else None
     if place is None or scope is None:
         st.caption("No step holds this event: it belongs to an earlier run in the file, or "
                    "the projection has no steps.")

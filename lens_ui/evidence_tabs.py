@@ -59,7 +59,7 @@ class EvidenceLinks:
         self.run = run
         self.profile = profile
         self.scoped: ScopedSteps = run.scoped_steps(profile, path)
-        self.index: EvidenceIndex = run.evidence
+        self.index: EvidenceIndex = run.run.evidence
         self.step_map: StepMap = run.step_map(profile, path)
 
     @property
@@ -123,7 +123,7 @@ def backtrack_tab(run: LoadedRun, profile: str, path: tuple[str, ...], position:
     causes = _causes(run, profile, tuple(path), links)
     # Said once, above the causes: the integrity ledger, and what a composition's file cannot hold.
     notes = [note for note in (integrity_line(index),
-                               unrecorded_in_composition(run.recording.typed_counts)) if note]
+                               unrecorded_in_composition(run.run.recording.typed_counts)) if note]
     render_causes(causes, lambda target: links.go(target, show_steps_tab), steps=links.steps,
                   key=CAUSES_KEY, step_label=links.label, notes=notes)
     if index.calls:
@@ -131,12 +131,12 @@ def backtrack_tab(run: LoadedRun, profile: str, path: tuple[str, ...], position:
     if profile != DEFAULT_PROFILE:
         st.caption(REFERENCE_NOTE)
     render_backtrack(index, lambda target: links.go(target, show_steps_tab), steps=links.steps,
-                     step_map=links.step_map, recording_id=run.run_id, profile=profile,
+                     step_map=links.step_map, recording_id=run.run.run_id, profile=profile,
                      key=BACKTRACK_KEY, step_label=links.label,
                      report_places=links.report_place, causes=causes)
     chosen = st.session_state.get(BACKTRACK_TARGET)
     if isinstance(chosen, int):
-        st.session_state[BACKTRACK_FROM] = (run.choice.key, chosen)
+        st.session_state[BACKTRACK_FROM] = (run.source.key, chosen)
 
 
 # Likely causes are a short list: measured at most 0.0001 bytes per byte of JSON;
@@ -149,9 +149,9 @@ def _causes(run: LoadedRun, profile: str, path: tuple[str, ...],
     """The run's likely causes, linked into the step list of the scope on screen
     (built once per scope, kept with the run: every widget on the tab reruns the page)."""
     def build() -> tuple[LikelyCause, ...]:
-        route = run.projection(profile).route
+        route = run.views(profile).projection.route
         return likely_causes(links.index, links.step_map, hops=route.get_hops(),
-                             trips=route.get_trips(), gaps=run.recording.gaps)
+                             trips=route.get_trips(), gaps=run.run.recording.gaps)
     return run.derived(("likely causes", profile, path), build,
                        per_json_byte=CAUSES_PER_JSON_BYTE)
 
@@ -172,7 +172,7 @@ def _seed_backtrack_target(run: LoadedRun, calls: int) -> None:
     """Give the selectbox the call chosen last time in this run (widget state is
     dropped while its tab is closed); forget a choice made in another run."""
     kept = st.session_state.get(BACKTRACK_FROM)
-    if kept is None or kept[0] != run.choice.key or not 0 <= kept[1] < calls:
+    if kept is None or kept[0] != run.source.key or not 0 <= kept[1] < calls:
         st.session_state.pop(BACKTRACK_FROM, None)
         st.session_state.pop(BACKTRACK_TARGET, None)
         return
@@ -188,7 +188,7 @@ def _backtrack_starts(run: LoadedRun, links: EvidenceLinks, position: int) -> No
     first, second = st.columns(2)
     if final is not None:
         first.button("From the final answer", key=f"{BACKTRACK_KEY}.from_final",
-                     on_click=walk_back_from, args=(run.choice.key, final.id),
+                     on_click=walk_back_from, args=(run.source.key, final.id),
                      icon=":material/flag:", width="stretch")
     where = f"step {links.label(position)}"
     if here is None:
@@ -198,7 +198,7 @@ def _backtrack_starts(run: LoadedRun, links: EvidenceLinks, position: int) -> No
     else:
         second.button(f"From the model call at {where}" + ("" if exact else " (nearest)"),
                       key=f"{BACKTRACK_KEY}.from_here", on_click=walk_back_from,
-                      args=(run.choice.key, here), icon=":material/my_location:",
+                      args=(run.source.key, here), icon=":material/my_location:",
                       width="stretch",
                       help=None if exact else "This step is not a model call; the last "
                                               "model call before it.")

@@ -53,10 +53,11 @@ FACT_HELP = {
 
 def run_bar(run: LoadedRun, profile: str) -> None:
     """One line: the open run, its health, its key figures, its details."""
-    projection = run.projection(profile)
-    summary = summarise(run.evidence, projection.route.get_path(), run.recording.run_info)
+    projection = run.views(profile).projection
+    recording, evidence = run.run.recording, run.run.evidence
+    summary = summarise(evidence, projection.route.get_path(), recording.run_info)
     problems = _health(run, projection)
-    choice = run.choice
+    choice = run.source
     file = run.file
     with st.container(horizontal=True, vertical_alignment="center", gap="small",
                       key="lens-run-bar"):
@@ -69,8 +70,8 @@ def run_bar(run: LoadedRun, profile: str) -> None:
         # The two badges wrap as one: split over two lines they read as unrelated.
         with st.container(horizontal=True, gap="small", width="content",
                           key="lens-run-badges"):
-            outcome_badge(run_outcome(run.evidence, run.recording))
-            recording_badge(run.recording.complete, problems)
+            outcome_badge(run_outcome(evidence, recording))
+            recording_badge(recording.complete, problems)
         st.caption(_figures_line(summary), width="content")
         labels_on_bar(choice)
         with st.popover("Run details", icon=":material/info:", key=RUN_DETAILS,
@@ -84,7 +85,7 @@ def run_bar(run: LoadedRun, profile: str) -> None:
 
 def _run_name(run: LoadedRun, file: FileFacts) -> str:
     """The source's label; for a file with several runs, which one and its words."""
-    choice = run.choice
+    choice = run.source
     if len(file.runs) < 2 or not 0 <= choice.run_index < len(file.runs):
         return choice.label or choice.name
     # The file's label names its first run; the run shown speaks for itself.
@@ -110,7 +111,7 @@ def file_panel(run: LoadedRun, file: FileFacts) -> None:
                 for cell, (name, text) in zip(st.columns(len(parts)), parts.items()):
                     cell.caption(name)
                     cell.text(_report_text(text))
-    if not run.recording.has_boundary_log:
+    if not run.run.recording.has_boundary_log:
         what = NO_STEPS_WORDS.get(file.kind, "a file with no boundary log")
         st.info(f"This run comes from {what}: the agent's own events only. It shows the model "
                 "and tool calls, what each model call was served, likely causes, the timeline, "
@@ -173,21 +174,23 @@ def _figures_line(summary: RunSummary) -> str:
 
 
 def _health(run: LoadedRun, projection: Projection) -> list[str]:
-    return ([gap.message for gap in run.recording.gaps] + list(projection.notes)
-            + timing_notes(run.evidence, run.recording.run_info))
+    recording = run.run.recording
+    return ([gap.message for gap in recording.gaps] + list(projection.notes)
+            + timing_notes(run.run.evidence, recording.run_info))
 
 
 def _details(run: LoadedRun, projection: Projection, summary: RunSummary,
              problems: list[str]) -> None:
     if st.button("Compare with…", key="lens.compare_with",
                  help="Open the Compare page with this run as run A"):
-        compare_with(run.choice)
+        compare_with(run.source)
         st.switch_page("pages/compare.py")
-    outcome = run_outcome(run.evidence, run.recording)
+    recording, evidence = run.run.recording, run.run.evidence
+    outcome = run_outcome(evidence, recording)
     st.caption(f"How the run ended: {outcome.kind}.")
     st.text("\n".join(one_line(text, 400) for text in (outcome.headline, outcome.detail)
                        if text))
-    _facts(run_facts(run.recording, run.evidence))
+    _facts(run_facts(recording, evidence))
     health_line(problems)
     file_notes(run.file)
     summary_figures(run, summary)
@@ -223,7 +226,7 @@ def summary_figures(run: LoadedRun, summary: RunSummary) -> None:
     columns = st.columns(3)
     columns[0].metric("Tokens in", format_count(summary.tokens_in))
     columns[1].metric("Tokens out", format_count(summary.tokens_out))
-    nested = run.projection("lens").nested_skill_graphs
+    nested = run.views("lens").projection.nested_skill_graphs
     columns[2].metric("Skills visited", skills_visited_text(summary.skills_visited, nested),
                       help="Skills the skill-graph route moved through (Why this skill? tab).")
     if summary.skills_visited:
@@ -232,7 +235,8 @@ def summary_figures(run: LoadedRun, summary: RunSummary) -> None:
 
 def profile_switch(run: LoadedRun) -> str:
     """Lens or reference projection, each labelled with its step count at the root."""
-    counts = run.step_counts()
+    # Through run.views: a profile not built yet is built under its spinner.
+    counts = {profile: len(run.views(profile).scopes.root().steps) for profile in PROFILES}
     current = session.current_profile()
     if st.session_state.get(PROFILE_WIDGET) != current:
         st.session_state[PROFILE_WIDGET] = current

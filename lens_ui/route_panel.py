@@ -15,12 +15,13 @@ PLOT_CONFIG = {"displayModeBar": False, "scrollZoom": False}
 
 
 def route_panel(run: LoadedRun, profile: str, table_key: str) -> None:
-    projection = run.projection(profile)
+    projection = run.views(profile).projection
     hops = projection.route.get_hops()
     trips = projection.route.get_trips()
     if not hops:
-        nested = run.projection("lens").nested_skill_graphs
-        st.info(no_route_message(nested, run.recording.has_typed_stream), icon=":material/route:")
+        nested = run.views("lens").projection.nested_skill_graphs
+        st.info(no_route_message(nested, run.run.recording.has_typed_stream),
+                icon=":material/route:")
         return
     st.plotly_chart(route_figure(hops, trips), config=PLOT_CONFIG, key=f"{table_key}.graph")
     if trips:

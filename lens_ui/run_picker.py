@@ -122,7 +122,7 @@ def current_run() -> LoadedRun | None:
     server_store().show(session_id(), choice.digest)
     if st.session_state.get(SHOWN) != choice.key:
         st.session_state[SHOWN] = choice.key
-        if not loaded.recording.has_boundary_log:
+        if not loaded.run.recording.has_boundary_log:
             # Steps are built from the boundary log: a file without one (an event
             # stream) opens on what it does carry, its calls on the timeline.
             st.session_state[session.TAB] = session.TIMELINE_TAB

@@ -29,15 +29,13 @@ import streamlit as st
 from recorders import loading
 from recorders.bug_report import checked_entries, is_zip
 from recorders.errors import RecordingError
-from recorders.evidence import EvidenceIndex, StepMap
+from recorders.evidence import StepMap
 from recorders.loading import LoadedFile, Recording, gunzip
 from recorders.precheck import precheck
-from recorders.projections import PROFILES, Projection
 from lens.arrows import ArrowDiagram
 from lens.file_runs import RunInFile, runs_in_file
 from lens.link import pick_run
 from lens.run import OpenRun, ProfileViews
-from lens.scopes import ScopeIndex
 from lens.step_places import ScopedSteps
 from lens_ui import collector
 from lens_ui.held import server_store, session_id
@@ -45,11 +43,10 @@ from lens_ui.server_limits import server_limits
 from lens_ui.sources import (ARCHIVE, FOLLOW, SAMPLE, UPLOAD, RunSource, SampleSource,
                              UploadSource, digest_of)
 
-__all__ = ["ARCHIVE", "FOLLOW", "SAMPLE", "UPLOAD", "RunChoice", "RunSource", "LoadedRun",
+__all__ = ["ARCHIVE", "FOLLOW", "SAMPLE", "UPLOAD", "RunSource", "LoadedRun",
            "FileFacts", "digest_of", "open_run", "open_source", "run_in_file",
            "sample_choice", "upload_choice", "server_store", "session_id"]
 
-RunChoice = RunSource  # the name the pages knew a run's source by
 _GZIP_MAGIC = b"\x1f\x8b"
 FILE_FACTS = ("file facts",)  # the store's memo key for a run's FileFacts
 # What FileFacts cost per byte of the run's JSON: a line of words per run and a
@@ -87,31 +84,21 @@ def file_facts(loaded: LoadedFile) -> FileFacts:
 
 @dataclass(frozen=True)
 class LoadedRun:
-    """The open run as the pages see it: where it comes from, and the run.
+    """The open run as the pages see it: the shared :class:`lens.run.OpenRun`
+    (``run``) and what the app adds to it.
 
-    A thin handle: every view is the shared :class:`lens.run.OpenRun`'s, and
-    what depends on the scope on screen comes from this module's caches, kept
-    in the server's store under the run's key (``source.digest``).
+    It owns where the run comes from (``source``), what its file says as a
+    whole (:attr:`file`), and the views kept in the server's store under the
+    run's key (``source.digest``), counted against the memory budget and
+    dropped with the run: a profile's views (:meth:`views`, built under a
+    spinner and then kept out of the collector's walks), what depends on the
+    scope on screen (:meth:`scoped_steps`, :meth:`step_map`, :meth:`diagram`)
+    and what a page derives (:meth:`derived`). What is the run's own (its
+    recording, evidence, id, scopes by path) is read from ``run``.
     """
 
     source: RunSource
     run: OpenRun
-
-    @property
-    def choice(self) -> RunSource:
-        return self.source
-
-    @property
-    def recording(self) -> Recording:
-        return self.run.recording
-
-    @property
-    def evidence(self) -> EvidenceIndex:
-        return self.run.evidence
-
-    @property
-    def run_id(self) -> str:
-        return self.run.run_id
 
     @property
     def file(self) -> FileFacts:
@@ -121,11 +108,10 @@ class LoadedRun:
                                    lambda: _facts_again(self.source, self.run),
                                    per_json_byte=FILE_FACTS_PER_JSON_BYTE)
 
-    def projection(self, profile: str) -> Projection:
-        return _views(self.source.digest, profile, self.run).projection
-
-    def scopes(self, profile: str) -> ScopeIndex:
-        return _views(self.source.digest, profile, self.run).scopes
+    def views(self, profile: str) -> ProfileViews:
+        """``profile``'s projection, scopes and step places: the run's, built
+        under a spinner the first time any session asks."""
+        return _views(self.source.digest, profile, self.run)
 
     def diagram(self, profile: str, path: tuple[str, ...]) -> ArrowDiagram:
         scope = self.run.scope(profile, path)
@@ -150,10 +136,6 @@ class LoadedRun:
         dropped when any of those runs is."""
         return server_store().memo(self.source.digest, key, build,
                                    per_json_byte=per_json_byte, with_runs=with_runs)
-
-    def step_counts(self) -> dict[str, int]:
-        """Steps at the root under each profile, for the reference switch."""
-        return {profile: len(self.scopes(profile).root().steps) for profile in PROFILES}
 
 
 def open_source(source: RunSource) -> LoadedRun | None:

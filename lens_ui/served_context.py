@@ -58,7 +58,7 @@ def render_served_context(run: LoadedRun, steps: Sequence[RunStep], position: in
                              step_label=links.label, heading=False)
         if model is not None:
             st.button("Walk back from this call's output", key=f"{SERVED_KEY}.backtrack",
-                      on_click=walk_back_from, args=(run.choice.key, model.call_id),
+                      on_click=walk_back_from, args=(run.source.key, model.call_id),
                       icon=":material/undo:",
                       help="Open the Backtrack tab: the context pieces that fed this output, "
                            "back to the user's message.")

@@ -23,11 +23,11 @@ from recorders.run_step import RunStep
 from lens.link import (LINK_KEYS, RUN as RUN_KEY, SOURCE_KEYS, Link, link_params, parse_link,
                        source_of)
 from lens.scopes import ROOT, ScopeIndex, encode_path
-from lens_ui.runs import RunChoice, run_in_file, sample_choice
+from lens_ui.runs import RunSource, run_in_file, sample_choice
 from lens_ui.samples import default_sample, sample_catalog
 from lens_ui.sources import LinkRefused, UploadGone, from_link
 
-RUN = "lens.run"  # RunChoice
+RUN = "lens.run"  # RunSource
 PROFILE = "lens.profile"
 DRILL = "lens.drill"  # tuple path of the scope being viewed
 STEP = "lens.step"  # 0-based index into the scope's steps
@@ -116,7 +116,7 @@ def missing_upload() -> str | None:
     return missing[0] if missing else None
 
 
-def linked_upload_arrived(choice: RunChoice) -> bool:
+def linked_upload_arrived(choice: RunSource) -> bool:
     """If ``choice`` is the very file a link named and the server had lost,
     open it where the link said (True); otherwise do nothing (False)."""
     missing = st.session_state.get(MISSING_UPLOAD)
@@ -145,7 +145,7 @@ def take_notices() -> list[str]:
     return notices
 
 
-def current_choice() -> RunChoice | None:
+def current_choice() -> RunSource | None:
     return st.session_state.get(RUN)
 
 
@@ -154,7 +154,7 @@ def current_profile() -> str:
     return profile if profile in PROFILES else DEFAULT_PROFILE
 
 
-def choose_run(choice: RunChoice, link: Link | None = None) -> None:
+def choose_run(choice: RunSource, link: Link | None = None) -> None:
     """Open another run at its root, first step (or where ``link`` says)."""
     remember_position()
     previous = current_choice()
@@ -211,7 +211,7 @@ def remember_position() -> None:
     st.session_state.setdefault(POSITIONS, {})[key] = st.session_state.get(STEP, 0)
 
 
-def _recalled(choice: RunChoice, profile: str, path: tuple[str, ...]) -> int:
+def _recalled(choice: RunSource, profile: str, path: tuple[str, ...]) -> int:
     return st.session_state.get(POSITIONS, {}).get((choice.key, profile, path), 0)
 
 
@@ -291,7 +291,7 @@ def _at_or_before(step: RunStep, ts_ms: float) -> bool:
         return False
 
 
-def write_link(choice: RunChoice | None, path: tuple[str, ...] | None, index: int | None,
+def write_link(choice: RunSource | None, path: tuple[str, ...] | None, index: int | None,
                step_count: int = 0) -> None:
     """Mirror the view in the URL so a copied link opens the same view."""
     wanted: dict[str, str] = link_params(

@@ -49,7 +49,7 @@ def _menu(run: LoadedRun, profile: str) -> None:
     content = (st.checkbox("Include message and tool contents", key=CONTENT,
                            help="The OpenTelemetry conventions make contents opt-in.")
                if kind == OTLP else False)
-    options = (run.choice.key, profile, kind, redact, patterns, content)
+    options = (run.source.key, profile, kind, redact, patterns, content)
     kept = st.session_state.get(PREPARED)
     if kept is None or kept[0] != options:
         st.session_state.pop(PREPARED, None)  # built for other choices: let it go
@@ -88,7 +88,7 @@ def _prepare(run: LoadedRun, profile: str, kind: str, redact: bool, patterns: st
             redactor = Redactor(patterns=[p for p in lines if p and not p.startswith("#")])
         except RedactionError as exc:
             raise ValueError(str(exc)) from None
-    source = run.choice
+    source = run.source
     needs_file = redactor is not None or kind not in (HTML, OTLP)
     return prepare(kind, run.run, file_bytes=source.read() if needs_file else None,
                    file_name=source.name, run_index=source.run_index, profile=profile,

@@ -45,7 +45,7 @@ PREVIOUS_KEY, NEXT_KEY = "P", "N"
 
 @st.fragment
 def run_view(run: LoadedRun, profile: str) -> None:
-    scopes = run.scopes(profile)
+    scopes = run.views(profile).scopes
     _apply_clicks(run, profile, scopes)
     path, index = session.resolve_position(scopes)
     for text in session.take_notices():
@@ -57,7 +57,7 @@ def run_view(run: LoadedRun, profile: str) -> None:
     view = current_view(VIEWS, TAB)
     if view == STEPS_TAB:
         _steps(run, profile, scopes, scope, index, top)
-        session.write_link(run.choice, path, index, len(scope.steps))
+        session.write_link(run.source, path, index, len(scope.steps))
         return
     _breadcrumb_and_switch(top, scopes, scope)
     if view == TIMELINE_TAB:
@@ -74,7 +74,7 @@ def run_view(run: LoadedRun, profile: str) -> None:
     elif view == SEARCH_TAB:
         with guarded_panel("search"):
             search_tab(run, profile, scope.path)
-    session.write_link(run.choice, path, index, len(scope.steps))
+    session.write_link(run.source, path, index, len(scope.steps))
 
 
 # ─── position from clicks ──────────────────────────────────────────────
@@ -106,10 +106,10 @@ def _apply_clicks(run: LoadedRun, profile: str, scopes: ScopeIndex) -> None:
     rows = session.widget_selection(hops_key(_generation()), "rows")
     if rows:
         st.session_state[GENERATION] = _generation() + 1
-        hops = run.projection(profile).route.get_hops()
+        hops = run.views(profile).projection.route.get_hops()
         if 0 <= rows[0] < len(hops):
             session.drill_to(ROOT)
-            index = hop_step_index(hops[rows[0]], scopes.root().steps, run.evidence)
+            index = hop_step_index(hops[rows[0]], scopes.root().steps, run.run.evidence)
             st.session_state[session.STEP] = index or 0
             st.session_state[TAB] = STEPS_TAB
 
@@ -176,7 +176,7 @@ def _steps(run: LoadedRun, profile: str, scopes: ScopeIndex, scope: Scope, index
         _breadcrumb_and_switch(top, scopes, scope)
         st.info("This scope has no steps in this projection.", icon=":material/info:")
         return
-    slider_key = f"lens.slider.{_short_hash(run.choice.key, profile, encode_path(scope.path))}"
+    slider_key = f"lens.slider.{_short_hash(run.source.key, profile, encode_path(scope.path))}"
     # The workspace: controls, the step and what happened at it, then the diagram
     # beside a detail pane that scrolls on its own, so reading the detail never
     # scrolls the slider or the diagram out of view.

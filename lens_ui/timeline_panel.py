@@ -22,12 +22,12 @@ CLICKS = "lens.timeline.clicks"  # bumped after a handled click: a fresh chart k
 
 
 def timeline_panel(run: LoadedRun, profile: str, path: tuple[str, ...], position: int) -> None:
-    timeline = _timeline(run.choice.digest, run)
+    timeline = _timeline(run.source.digest, run)
     if not timeline.spans:
         st.info("No model or tool call in this run carries a time, so there is no timeline "
                 "to draw.", icon=":material/timeline:")
         return
-    current = spans_at(run.step_map(profile, path), run.evidence, position)
+    current = spans_at(run.step_map(profile, path), run.run.evidence, position)
     calls = sum(1 for s in timeline.spans if s.kind == MODEL)
     tools = len(timeline.spans) - calls
     summary = (f"{calls} model call(s) and {tools} tool call(s) in {len(timeline.lanes)} "
@@ -75,5 +75,5 @@ TIMELINE_PER_JSON_BYTE = 0.03
 def _timeline(digest: str, run: LoadedRun) -> Timeline:
     """Built once per open run and kept with it (counted against the server's
     budget, dropped when the run is)."""
-    return server_store().memo(digest, ("timeline",), lambda: build_timeline(run.evidence),
+    return server_store().memo(digest, ("timeline",), lambda: build_timeline(run.run.evidence),
                                per_json_byte=TIMELINE_PER_JSON_BYTE)
