@@ -27,7 +27,6 @@ from typing import Any, Callable
 import streamlit as st
 
 from recorders import loading
-from recorders.bug_report import checked_entries, is_zip
 from recorders.errors import RecordingError
 from recorders.evidence import StepMap
 from recorders.loading import LoadedFile, Recording, gunzip
@@ -210,10 +209,8 @@ def _open(source: RunSource, fetch: Callable[[], bytes | None]) -> LoadedRun | N
 
 def _expanded_size(data: bytes, limit: int) -> int:
     """What the file expands to, found without parsing (RecordingError for
-    what is refused anyway): a zip's entries, checked and summed before any
-    is inflated; anything else as :func:`recorders.precheck.precheck` reads it."""
-    if is_zip(data):
-        return sum(entry.file_size for entry in checked_entries(data, limit))
+    what is refused anyway): :func:`recorders.precheck.precheck`, the one
+    cheap check of every kind of file the loader reads."""
     return precheck(data, limit)
 
 

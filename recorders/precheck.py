@@ -2,21 +2,38 @@
 
 A server opens one run at a time (opening costs several times the file's size
 in memory), so a file that will be refused anyway must be refused before it
-queues behind other users' opens. :func:`precheck` reads the bytes once, in
-bounded memory: a gzipped file is decompressed in chunks that are counted and
-let go (so a bomb costs a chunk, not its expanded size), and the expanded text
-must start like a JSON object or list. It answers the expanded size, so the
-caller can also compare the opening cost with its memory budget.
+queues behind other users' opens. :func:`precheck` is that check for every
+kind of file the loader (``recorders/loading.py``) reads, sniffed from the
+bytes as the loader sniffs them, never from a name:
 
-It refuses with the same :class:`RecordingError` messages as the loader
-(``recorders/loading.py``), which still applies every check when it opens.
+- a bug report zip: its entries are checked before any is inflated, by the
+  bug report reader's own checks (:func:`recorders.bug_report.checked_entries`:
+  the entry count, names with path tricks, each declared size and their sum
+  against the bound, a bomb's ratio), and the answer is the sum of the sizes
+  the entries declare;
+- gzip: decompressed in chunks that are counted and let go (so a bomb costs a
+  chunk, not its expanded size); what it holds is then checked as below. A
+  gzipped zip is not written by agentfootprint, but the loader reads one as
+  the zip, so it is checked as a zip too, which needs the zip whole (at most
+  ``limit`` bytes, as the loader holds it);
+- empty or whitespace-only text: not refused. agentfootprint's event stream
+  is empty before its first flush, and the loader says so ("nothing written
+  yet") rather than refusing the file;
+- any other text must start like a JSON object or list (a JSON document, or
+  an NDJSON stream, whose lines are objects).
+
+It answers the expanded size, so the caller can also compare the opening cost
+with its memory budget. It refuses with the same :class:`RecordingError`
+messages as the loader, which still applies every check when it opens.
 """
 
 from __future__ import annotations
 
 import zlib
 
+from recorders.bug_report import checked_entries, is_zip
 from recorders.errors import ExpansionRefused, RecordingError
+from recorders.loading import gunzip
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _INPUT_CHUNK = 64 * 1024  # compressed bytes fed at a time
@@ -27,26 +44,40 @@ _HEAD_BYTES = 64  # enough expanded text to find the first character past whites
 
 
 def precheck(data: bytes, limit: int) -> int:
-    """The expanded size of ``data`` (gzipped or not), or a RecordingError when
-    it is empty, gzip that is broken or expands beyond ``limit`` bytes, or text
-    that cannot start a JSON object or list (so it cannot be a recording).
+    """The expanded size of ``data`` (a zip's entries summed; gzip expanded),
+    or a RecordingError when it is a zip whose entries the loader would refuse
+    before inflating them, gzip that is broken or expands beyond ``limit``
+    bytes, or text that cannot start a JSON object or list (so it cannot be a
+    file Lens reads). Empty text is not refused: it is an event stream with
+    nothing written yet.
 
     Plain bytes are not held to ``limit``: they are already in memory, and
     whatever sent them (an upload, an archive folder) has its own bound."""
-    if data.startswith(_GZIP_MAGIC):
-        size, head = _scan_gzip(data, limit)
-    else:
-        size, head = len(data), data[:_HEAD_BYTES]
-    _check_head(head, size)
+    if is_zip(data):
+        return _zip_size(data, limit)
+    if not data.startswith(_GZIP_MAGIC):
+        _check_head(data[:_HEAD_BYTES])
+        return len(data)
+    size, head = _scan_gzip(data, limit)
+    if head.startswith(_GZIP_MAGIC):
+        raise RecordingError("the file is gzip inside gzip; Lens undoes one layer")
+    if is_zip(head):
+        return _zip_size(gunzip(data, limit), limit)
+    _check_head(head)
     return size
 
 
-def _check_head(head: bytes, size: int) -> None:
+def _zip_size(data: bytes, limit: int) -> int:
+    """The sum of the sizes a zip's entries declare, once they pass the checks
+    the loader makes before inflating them (nothing is inflated here)."""
+    return sum(entry.file_size for entry in checked_entries(data, limit))
+
+
+def _check_head(head: bytes) -> None:
     text = head.removeprefix(_BOM).lstrip(_WHITESPACE)
     if not text:
-        # All whitespace so far: empty if that is the whole file, else undecided.
-        if size <= len(head):
-            raise RecordingError("the file is empty")
+        # All whitespace so far: empty (a stream with nothing written yet, as
+        # the loader says) if that is the whole file, else undecided.
         return
     if text[:1] not in (b"{", b"["):
         raise RecordingError("the file is not a recording: its text does not start with "
