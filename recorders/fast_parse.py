@@ -122,6 +122,16 @@ if msgspec is not None:
         payload: Any = msgspec.UNSET
 
     _DOCUMENT = msgspec.json.Decoder(_DocumentShape)
+
+    class _PackedShape(msgspec.Struct):
+        """A packed recording (``recorders/packed.py``): the
+        recording kept as a recording is, its pooled values left as their texts."""
+
+        format: Any = msgspec.UNSET
+        recording: _RecordingShape | msgspec.UnsetType = msgspec.UNSET
+        values: list[msgspec.Raw] | msgspec.UnsetType = msgspec.UNSET
+
+    _PACKED = msgspec.json.Decoder(_PackedShape)
     # A document naming none of these is refused with the names it has.
     _SHAPE_NAMES = frozenset({"format", "snapshot", "events"})
 
@@ -145,6 +155,34 @@ def parse_kept(data: bytes, plan: dict) -> tuple[Any, tuple[str, ...], int]:
         return (*_with_headroom(_HEADROOM_FRAMES, _document, view, plan), chars)
     except _FAILURES:
         raise Declined from None
+
+
+def parse_kept_packed(data: bytes, plan: dict) -> tuple[dict, tuple[str, ...], int]:
+    """:func:`parse_kept` for a packed recording, in the same one pass:
+    ``{"format", "recording", "values"}`` with the recording's members kept
+    and dropped as ``plan["recording"]`` says and ``values`` a list of each
+    pooled value's JSON text (``msgspec.Raw``, a view of ``data``), decoded
+    by ``recorders/packed.py`` when referred to. The same checks as
+    :func:`parse_kept` hold over the whole input, the values included.
+    Declined as it declines, and for a top that is not an object with a
+    recording object and a list of values."""
+    if msgspec is None:
+        raise Declined
+    view = memoryview(data)
+    if data.startswith(_BOM):
+        view = view[len(_BOM):]
+    chars = _utf8_characters(view)
+    _refuse_risky_numbers(view)
+    try:
+        shape = _with_headroom(_HEADROOM_FRAMES, _PACKED.decode, view)
+        if shape.recording is _UNSET or shape.values is _UNSET:
+            raise Declined
+        recording, dropped = _with_headroom(_HEADROOM_FRAMES, _known_shape, shape.recording,
+                                            plan.get("recording") or {})
+    except _FAILURES:
+        raise Declined from None
+    document = {"format": shape.format, "recording": recording, "values": shape.values}
+    return document, tuple(dict.fromkeys(dropped)), chars
 
 
 def _document(view: memoryview, plan: dict) -> tuple[Any, tuple[str, ...]]:

@@ -323,9 +323,10 @@ def _number_bytes(number: int | float) -> int:
 class _Expansion:
     """Replace, in place, every reference with its value's one object and every
     escape with the object it holds; each value is expanded once (``value(i)``
-    gives its packed form). Measures the nesting depth of the result on the
+    gives its packed form). Notes the deepest nesting of the result on the
     way, which may not pass :data:`MAX_EXPANDED_DEPTH` (the plain file's parse
-    would be refused).
+    would be refused): a container's depth is handed down the walk, and a
+    reference reaches its depth plus its value's height.
 
     Recursive, for speed: the measure has already walked the same structure
     iteratively and refused what is malformed, too deep a chain of values
@@ -334,20 +335,19 @@ class _Expansion:
     def __init__(self, value, count: int, measured_as_text: bool = False) -> None:
         self.value = value
         self.count = count
-        # Measured from the text, a reference was taken for one wherever its key
-        # stood; one beside other keys (never written so) leaves it to the objects.
         self.measured_as_text = measured_as_text
         self.done: dict[int, tuple[Any, int]] = {}  # value index: (object, height)
         self.opened: set[int] = set()
+        self.deepest = 0  # of the structure being walked: the document, or a value
 
     def expand(self, root: Any) -> Any:
         holder = [root]
         try:
             with parsing(_EXPANSION_RECURSION_LIMIT):
-                height = self._list(holder) - 1
+                self._list(holder, -1)  # the root's own level is 1
         except RecursionError:
-            height = MAX_EXPANDED_DEPTH + 1
-        if height > MAX_EXPANDED_DEPTH:
+            self.deepest = MAX_EXPANDED_DEPTH + 1
+        if self.deepest > MAX_EXPANDED_DEPTH:
             raise RecordingError(f"the packed recording expands to JSON nested deeper than "
                                  f"this reader allows (about {MAX_EXPANDED_DEPTH:,} levels)")
         return holder[0]
@@ -362,61 +362,64 @@ class _Expansion:
                 raise RecordingError(_cycle(f"values[{index}]", index))
             self.opened.add(index)
             slot = [self.value(index)]
-            height = self._list(slot) - 1
-            found = self.done[index] = (slot[0], height)
+            outer, self.deepest = self.deepest, 0
+            self._list(slot, -1)
+            found = self.done[index] = (slot[0], self.deepest)
+            self.deepest = outer
         return found
 
     # _dict and _list are one walk written twice, over items() and over
     # enumerate(): it visits every kept node of the file (about 105,000 on the
     # loop recording), the hottest loop of a packed open, so neither pays for
     # a shared body's dispatch on the container's type.
-    def _dict(self, node: dict) -> int:
-        """Expand ``node``'s members in place; its height (1 with no container inside)."""
-        if self.measured_as_text and (REF in node or ESC in node):
+    def _dict(self, node: dict, depth: int) -> None:
+        """Expand the members of ``node``, a container inside ``depth`` others, in place."""
+        depth += 1
+        if depth > self.deepest:
+            self.deepest = depth
+        done = self.done
+        # Measured from the text, an escape anywhere was refused there, and a
+        # reference key was taken for a reference: one beside other keys here
+        # was not one (JSON.stringify never writes it so); the objects decide.
+        if self.measured_as_text and REF in node:
             raise _NotSure
-        height = 0
         for key, member in node.items():
             cls = member.__class__
             if cls is dict:
                 if len(member) == 1:
                     if REF in member:
-                        node[key], below = self._value(member[REF])
-                        if below > height:
-                            height = below
+                        found = done.get(member[REF]) or self._value(member[REF])
+                        node[key] = found[0]
+                        if depth + found[1] > self.deepest:
+                            self.deepest = depth + found[1]
                         continue
                     if ESC in member:
                         member = node[key] = _escaped(member, f"the member {key!r}")
-                below = self._dict(member)
+                self._dict(member, depth)
             elif cls is list:
-                below = self._list(member)
-            else:
-                continue
-            if below > height:
-                height = below
-        return height + 1
+                self._list(member, depth)
 
-    def _list(self, node: list) -> int:
-        """Expand ``node``'s members in place; its height."""
-        height = 0
+    def _list(self, node: list, depth: int) -> None:
+        """Expand the members of ``node``, a container inside ``depth`` others, in place."""
+        depth += 1
+        if depth > self.deepest:
+            self.deepest = depth
+        done = self.done
         for key, member in enumerate(node):
             cls = member.__class__
             if cls is dict:
                 if len(member) == 1:
                     if REF in member:
-                        node[key], below = self._value(member[REF])
-                        if below > height:
-                            height = below
+                        found = done.get(member[REF]) or self._value(member[REF])
+                        node[key] = found[0]
+                        if depth + found[1] > self.deepest:
+                            self.deepest = depth + found[1]
                         continue
                     if ESC in member:
                         member = node[key] = _escaped(member, f"the member [{key}]")
-                below = self._dict(member)
+                self._dict(member, depth)
             elif cls is list:
-                below = self._list(member)
-            else:
-                continue
-            if below > height:
-                height = below
-        return height + 1
+                self._list(member, depth)
 
 
 # ─── The fast way in: from the file's bytes ─────────────────────────────
@@ -436,6 +439,10 @@ _REF_TEXT_LENGTH = len(b'{"$af:ref":}')
 # reserved key; it writes \u only for control characters and surrogate halves.
 _UNICODE_ESCAPE = re.compile(rb"\\u([0-9a-fA-F]{4})")
 _BOM = b"\xef\xbb\xbf"
+_WHITESPACE = b" \t\n\r"
+# The top as JSON.stringify writes packRecording's result, around the recording's text.
+_WRITTEN_HEAD = b'{"format":"' + PACKED_FORMAT.encode() + b'","recording":'
+_VALUES_KEY = b',"values":'
 # JSON.stringify writes no newline outside an indented file: one this early means indented.
 _PRETTY_PROBE = 4096
 
@@ -491,29 +498,24 @@ def parse_packed(raw: bytes, plan: dict, *, max_bytes: int
     gives them; None when this way cannot be sure, and the loader parses the
     file itself (its hook then calls :func:`expand_packed`).
 
-    The kept part is parsed as the loader parses a plain file (the snapshot's
-    unread members skipped, never built). The plain size is measured over the
-    JSON text: each value's text once, each reference in a text the size of
-    its value, the unread members included. Only the values the kept part
-    refers to are decoded, each once."""
+    One parse (:func:`recorders.fast_parse.parse_kept_packed`) keeps the
+    recording as the loader keeps a plain one (the snapshot's unread members
+    skipped, never built) and leaves each pooled value as its text. The
+    plain size is measured over the JSON text: each value's text once, each
+    reference in a text the size of its value, the unread members included.
+    Only the values the kept part refers to are decoded, each once."""
     if not fast_parse.available():
         return None
     try:
-        kept, dropped, chars = fast_parse.parse_kept(raw, plan)
-        text = memoryview(raw)[len(_BOM):] if raw.startswith(_BOM) else memoryview(raw)
-        if b"\n" in bytes(text[:_PRETTY_PROBE]):  # indented: measured as the compact JSON
-            text = memoryview(_compact(text))
-        parts = _PARTS.decode(text)
-    except (fast_parse.Declined, *_DECODE_FAILURES):
+        document, dropped, chars = fast_parse.parse_kept_packed(raw, plan)
+    except fast_parse.Declined:
         return None
-    if (not isinstance(kept, dict) or kept.get("format") != PACKED_FORMAT
-            or "recording" not in kept or parts.values is msgspec.UNSET
-            or parts.recording is msgspec.UNSET):
+    if document["format"] != PACKED_FORMAT:
         return None
-    texts = [memoryview(value) for value in parts.values]
-    recording_text = memoryview(parts.recording)
+    text = memoryview(raw)[len(_BOM):] if raw.startswith(_BOM) else memoryview(raw)
     try:
-        _measure_texts(text, recording_text, texts, max_bytes)
+        texts, recording_text = _texts_as_written(text, document["values"])
+        _measure_texts(raw, recording_text, texts, max_bytes)
     except _NotSure:
         return None
 
@@ -524,10 +526,39 @@ def parse_packed(raw: bytes, plan: dict, *, max_bytes: int
             raise _NotSure from None
 
     try:
-        recording = _Expansion(value, len(texts), measured_as_text=True).expand(kept["recording"])
+        recording = _Expansion(value, len(texts), measured_as_text=True).expand(
+            document["recording"])
     except _NotSure:
         return None
     return ExpandedPacked(format=PACKED_FORMAT, recording=recording), dropped, chars
+
+
+def _texts_as_written(text: memoryview, values: list) -> tuple[list, memoryview]:
+    """The pooled values' texts and the recording's, as the measure reads
+    them: compact JSON. Written by JSON.stringify (compact; the format, the
+    recording, then the values), the recording's text is found from the
+    values' lengths alone; otherwise the top is parsed again for it, and an
+    indented file is measured as the compact JSON it stands for."""
+    if b"\n" in bytes(text[:_PRETTY_PROBE]):  # indented
+        try:
+            parts = _PARTS.decode(_compact(text))
+        except _DECODE_FAILURES:
+            raise _NotSure from None
+        return list(parts.values), memoryview(parts.recording)
+    end = len(text)
+    while end and text[end - 1] in _WHITESPACE:
+        end -= 1
+    # ,"values":[v0,v1,...]} closes the file: "[", the texts, a comma between two, "]}".
+    values_at = end - 2 - sum(map(len, values)) - max(len(values) - 1, 0) - 1
+    key_at = values_at - len(_VALUES_KEY)
+    if (key_at > len(_WRITTEN_HEAD) and text[:len(_WRITTEN_HEAD)] == _WRITTEN_HEAD
+            and text[key_at:values_at + 1] == _VALUES_KEY + b"[" and text[end - 2:end] == b"]}"):
+        return values, text[len(_WRITTEN_HEAD):key_at]
+    try:
+        parts = _PARTS.decode(text)
+    except _DECODE_FAILURES:
+        raise _NotSure from None
+    return values, memoryview(parts.recording)
 
 
 def _measure_texts(raw: bytes, recording: bytes, values: list[bytes], max_bytes: int) -> int:
@@ -539,10 +570,11 @@ def _measure_texts(raw: bytes, recording: bytes, values: list[bytes], max_bytes:
     (compact, no escapes it would not write). :class:`_NotSure` when the text
     holds an escape object, a reserved key written otherwise, a dangling
     reference or a cycle: the objects then decide, and name the problem where it is."""
-    for match in _UNICODE_ESCAPE.finditer(raw):
-        code = int(match[1], 16)
-        if code >= 0x20 and not 0xD800 <= code <= 0xDFFF:
-            raise _NotSure
+    if raw.find(b"\\u") >= 0:  # rare: most texts hold no escape of this kind
+        for match in _UNICODE_ESCAPE.finditer(raw):
+            code = int(match[1], 16)
+            if code >= 0x20 and not 0xD800 <= code <= 0xDFFF:
+                raise _NotSure
     try:
         return _TextSizes(values, max_bytes).plain_size(recording)
     except _OverLimit:
@@ -559,64 +591,69 @@ def _compact(text: bytes) -> bytes:
     return msgspec.json.format(text, indent=-1)
 
 
-def _references(text: bytes) -> tuple[list[int], int]:
-    """The value indices ``text`` refers to, in order, and the length of all
-    those references' text; :class:`_NotSure` if ``$af:`` stands anywhere else."""
-    found = _RESERVED_TEXT.findall(text)
-    if b"" in found:
-        raise _NotSure
-    return list(map(int, found)), _REF_TEXT_LENGTH * len(found) + sum(map(len, found))
-
-
 class _TextSizes:
-    """Plain sizes from texts: each value's size is its text without its
-    references plus the sizes of the values they name, computed once, the
-    values in the order a depth-first walk finishes them (iteratively: a chain
-    of values may be longer than Python's stack). Only the values the
-    recording reaches are sized, so any one past ``max_bytes`` settles it."""
+    """Plain sizes from texts. A value's size is its text's length plus, for
+    each reference in it, its value's size less the reference's own text:
+    each value sized once, after the values it refers to (a walk with a stack
+    of its own: a chain of values may be longer than Python's stack).
 
-    UNKNOWN, OPEN = -1, -2
+    Sizes stop counting one past ``max_bytes``: a value that large refuses any
+    recording that reaches it, and a chain of values each doubling the last
+    adds no more than that (Python's integers would grow with it)."""
 
     def __init__(self, values: list[bytes], max_bytes: int, exact: bool = False) -> None:
         self.values = values
         self.max_bytes = max_bytes
         self.exact = exact
-        self.sizes = [self.UNKNOWN] * len(values)
 
     def over(self) -> Exception:
         return PackedTooLarge(self.max_bytes) if self.exact else _OverLimit()
 
     def plain_size(self, recording: bytes) -> int:
-        indices, length = _references(recording)
-        self._size_values(indices)
-        size = len(recording) - length + sum(map(self.sizes.__getitem__, indices))
+        nets = self._nets()
+        try:
+            size = len(recording) + sum(map(nets.__getitem__, _RESERVED_TEXT.findall(recording)))
+        except KeyError:  # a dangling reference, or "$af:" written otherwise
+            raise _NotSure from None
         if size > self.max_bytes:
             raise self.over()
         return size
 
-    def _size_values(self, roots: list[int]) -> None:
-        sizes, values, count = self.sizes, self.values, len(self.values)
-        named: dict[int, tuple[list[int], int]] = {}
-        for root in set(roots):
-            if not 0 <= root < count:
-                raise _NotSure  # a dangling reference: named by the objects' walk
+    def _nets(self) -> dict[bytes, int]:
+        """What a reference to each value adds to the length of the text it
+        stands in, keyed by the digits it is written with. :class:`_NotSure`
+        for a dangling reference, a cycle or "$af:" written otherwise: the
+        objects' walk then names the problem where it is."""
+        values, count = self.values, len(self.values)
+        ceiling = self.max_bytes + 1
+        nets: dict[bytes, int] = {}
+        found: list[list[bytes] | None] = [None] * count
+        open_values: set[int] = set()  # being sized: the path down from a root
+        for root in range(count):
             stack = [root]
             while stack:
                 index = stack[-1]
-                state = sizes[index]
-                if state == self.UNKNOWN:
-                    sizes[index] = self.OPEN
-                    inner, length = named[index] = _references(values[index])
-                    for below in inner:
-                        if below >= count or sizes[below] == self.OPEN:
-                            raise _NotSure  # dangling, or a cycle: named by the objects' walk
-                        if sizes[below] == self.UNKNOWN:
+                inner = found[index]
+                if inner is None:
+                    inner = found[index] = _RESERVED_TEXT.findall(values[index])
+                    if b"" in inner:
+                        raise _NotSure
+                    open_values.add(index)
+                    waiting = False
+                    for digits in inner:
+                        if digits not in nets:
+                            below = int(digits)
+                            if below >= count or below in open_values:
+                                raise _NotSure  # dangling, or a cycle
                             stack.append(below)
-                    continue
+                            waiting = True
+                    if waiting:
+                        continue
                 stack.pop()
-                if state == self.OPEN:
-                    inner, length = named.pop(index)
-                    size = len(values[index]) - length + sum(map(sizes.__getitem__, inner))
-                    if size > self.max_bytes:
-                        raise self.over()
-                    sizes[index] = size
+                digits = b"%d" % index
+                if digits in nets:
+                    continue  # sized already, reached again through another value
+                size = len(values[index]) + sum(map(nets.__getitem__, inner))
+                nets[digits] = min(size, ceiling) - _REF_TEXT_LENGTH - len(digits)
+                open_values.discard(index)
+        return nets
