@@ -522,6 +522,8 @@ def parse_packed(raw: bytes, plan: dict, *, max_bytes: int
     def value(index: int) -> Any:
         try:
             return _VALUE.decode(texts[index])
+        except RecursionError:
+            raise  # deep in a chain of values: the expansion says how deep is too deep
         except _DECODE_FAILURES:
             raise _NotSure from None
 
@@ -578,9 +580,14 @@ def _measure_texts(raw: bytes, recording: bytes, values: list[bytes], max_bytes:
     try:
         return _TextSizes(values, max_bytes).plain_size(recording)
     except _OverLimit:
-        # Sized from the text as written: compacted, the JSON may be shorter.
-        return _TextSizes([_compact(text) for text in values], max_bytes,
-                          exact=True).plain_size(_compact(recording))
+        # Sized from the text as written, where spaces, or a member beside the
+        # recording, count too: measured again over the compact JSON, exactly.
+        try:
+            parts = _PARTS.decode(_compact(memoryview(raw)[len(_BOM):] if raw.startswith(_BOM)
+                                          else raw))
+        except _DECODE_FAILURES:
+            raise _NotSure from None
+        return _TextSizes(list(parts.values), max_bytes, exact=True).plain_size(parts.recording)
 
 
 class _OverLimit(Exception):

@@ -151,6 +151,75 @@ def test_the_bound_is_the_plain_size_to_the_byte(case):
             packed.expand_packed(json.loads(data), max_bytes=size - 1)
 
 
+def _unpacked(node, values):
+    """The plain value ``node`` stands for (an oracle of the test's own)."""
+    if isinstance(node, dict):
+        if len(node) == 1 and packed.REF in node:
+            return _unpacked(values[node[packed.REF]], values)
+        if len(node) == 1 and packed.ESC in node:
+            node = node[packed.ESC]
+        return {key: _unpacked(member, values) for key, member in node.items()}
+    if isinstance(node, list):
+        return [_unpacked(member, values) for member in node]
+    return node
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_top_written_otherwise_is_never_measured_short(case):
+    # The recording's text is found from the values' lengths when the top is as
+    # JSON.stringify writes it; spaces, a member of its own or a byte-order
+    # mark may only make the measure longer, by no more than what they add.
+    size = len(_plain_bytes(case))
+    raw = _packed_bytes(case)
+    document = json.loads(raw)
+    spaced = (raw[:raw.rindex(b',"values":[')] + b',"values":['
+              + b" , ".join(_compact(value) for value in document["values"]) + b"]}")
+    assert json.loads(spaced) == document
+    extra = raw[:raw.rindex(b',"values":[')] + b',"note":"x"' + raw[raw.rindex(b',"values":['):]
+    variants = {"spaced": spaced, "extra member": extra, "bom and newline": b"\xef\xbb\xbf" + raw + b"\n"}
+    for name, data in variants.items():
+        added = len(data) - len(raw)
+        with pytest.raises(ExpansionRefused):
+            packed.parse_packed(data, _KeptParse.TOP, max_bytes=size - 1)
+        assert packed.parse_packed(data, _KeptParse.TOP, max_bytes=size + added) is not None, name
+        assert load_recording(data).typed_events == load_recording(_plain_bytes(case)).typed_events
+
+
+def test_values_referring_back_and_forth_are_measured_to_the_byte():
+    values = [{"later": {"$af:ref": 2}, "n": 1}, "a string of its own " * 3,
+              [{"$af:ref": 1}, {"$af:ref": 1}, 2.5], {"earlier": {"$af:ref": 1}, "deep": [[{"$af:ref": 2}]]}]
+    document = _minimal({"$af:ref": 3}, values)
+    document["recording"]["events"].append({**document["recording"]["events"][0],
+                                            "payload": {"$af:ref": 0}})
+    size = len(_compact(_unpacked(document["recording"], values)))
+    data = _compact(document)
+    assert packed.parse_packed(data, _KeptParse.TOP, max_bytes=size) is not None
+    with pytest.raises(ExpansionRefused):
+        packed.parse_packed(data, _KeptParse.TOP, max_bytes=size - 1)
+    opened = load_recording(data).typed_events
+    assert opened == _unpacked(document["recording"], values)["events"]
+
+
+@pytest.mark.parametrize("backwards", [False, True], ids=["forward", "backward"])
+def test_a_long_chain_of_values_is_measured_without_the_stack(backwards):
+    count = 20_000  # far past Python's stack; each value holds the next one down
+    if backwards:
+        values = ["end"] + [{"v": {"$af:ref": i - 1}} for i in range(1, count)]
+        top = count - 1
+    else:
+        values = [{"v": {"$af:ref": i + 1}} for i in range(count - 1)] + ["end"]
+        top = 0
+    data = _compact(_minimal({"$af:ref": top}, values))
+    nested = len(b'{"v":}') * (count - 1) + len(b'"end"')
+    size = len(_compact(_minimal("", [])["recording"])) - 2 + nested  # "" replaced by the chain
+    with pytest.raises(ExpansionRefused):
+        packed.parse_packed(data, _KeptParse.TOP, max_bytes=size - 1)
+    with pytest.raises(RecordingError, match="nested"):
+        packed.parse_packed(data, _KeptParse.TOP, max_bytes=size)
+    with pytest.raises(RecordingError, match="nested"):
+        load_recording(data)
+
+
 def test_the_loader_holds_a_packed_file_to_lens_max_expanded_mb(monkeypatch):
     size = len(_plain_bytes("agent-tool"))
     monkeypatch.setenv("LENS_MAX_EXPANDED_MB", str((size - 1) / 1024**2))
