@@ -208,8 +208,12 @@ class FollowedFile:
 
     def __init__(self, path: str | os.PathLike, *, idle_seconds: float = IDLE_SECONDS,
                  clock: Callable[[], float] = time.time,
-                 opener: Callable[[Path], int] | None = None) -> None:
+                 opener: Callable[[Path], int] | None = None,
+                 shown_as: str | None = None) -> None:
         self.path = Path(path)
+        # How messages name the file: its path by default; a server names it as
+        # its page does (folder label and path within), not by where it lies.
+        self.shown = str(self.path) if shown_as is None else shown_as
         # How a path is opened: by default as it is; a server passes one that
         # opens beneath its configured folder without following symlinks, so a
         # file swapped for a symlink between two polls is refused, not read.
@@ -276,7 +280,7 @@ class FollowedFile:
             elif now.st_size < generation.offset:
                 changed |= self._truncated()
         elif now is not None and generation is None:
-            opened = _open_regular(self.path, self._opener)
+            opened = _open_regular(self.path, self._opener, self.shown)
             if opened is not None:
                 self._generation = _Generation(opened[0], _ident(opened[1]), opened[2])
                 changed |= self._read_generation()
@@ -289,9 +293,9 @@ class FollowedFile:
     def _start(self) -> bool:
         """Open the stream: ``<path>.1`` first when a stream's older part sits
         beside it. True when the path held a whole recording, and it was read."""
-        main = _open_regular(self.path, self._opener)
+        main = _open_regular(self.path, self._opener, self.shown)
         if main is None and self.path.exists() and not self.path.is_file():
-            raise RecordingError(f"cannot follow {str(self.path)!r}: not a regular file "
+            raise RecordingError(f"cannot follow {self.shown!r}: not a regular file "
                                  "(a folder, a pipe or a device)")
         if main is not None:
             kind = _sniff_file(main[0])
@@ -299,7 +303,7 @@ class FollowedFile:
                 self._started = True
                 self._generation = _Generation(main[0], _ident(main[1]), main[2])
                 return self._sniff()  # a whole recording: .1 has nothing to do with it
-        older = _open_regular(Path(f"{self.path}.1"), self._opener)
+        older = _open_regular(Path(f"{self.path}.1"), self._opener, f"{self.shown}.1")
         if older is not None and (_sniff_file(older[0]) != EVENT_STREAM or (
                 main is not None and _ident(older[1]) == _ident(main[1]))):
             os.close(older[0])
@@ -356,10 +360,10 @@ class FollowedFile:
         changed = self._read_generation()
         self._end_generation(old)
         rotated_path = f"{self.path}.1"
-        rotated = _open_regular(Path(rotated_path), self._opener)
+        rotated = _open_regular(Path(rotated_path), self._opener, f"{self.shown}.1")
         if rotated is None:
             if old.name == str(self.path):
-                self.notes.append(f"{self.path} was replaced by another file (not rotated to "
+                self.notes.append(f"{self.shown} was replaced by another file (not rotated to "
                                   ".1); reading the new file from its start")
         else:
             fd, info, name = rotated
@@ -367,14 +371,14 @@ class FollowedFile:
             # A .1 this follower read already is the same file, as long as it
             # holds what was read of it (an inode freed and used again does not).
             if ident != _ident(now) and self._finished.get(ident) != info.st_size:
-                self.notes.append(f"{rotated_path} was written and rotated between two reads; "
+                self.notes.append(f"{self.shown}.1 was written and rotated between two reads; "
                                   "read whole")
                 self._generation = _Generation(fd, ident, name)
                 changed |= self._read_generation()
                 self._end_generation(self._generation)
             else:
                 os.close(fd)
-        opened = _open_regular(self.path, self._opener)
+        opened = _open_regular(self.path, self._opener, self.shown)
         self._generation = None
         if opened is not None:
             fd, info, name = opened
@@ -384,7 +388,7 @@ class FollowedFile:
                 os.close(fd)
                 self._generation = None
                 self.kind = kind
-                self.notes.append(f"{self.path} now holds a whole {kind}; reopened as a whole")
+                self.notes.append(f"{self.shown} now holds a whole {kind}; reopened as a whole")
                 return self._poll_document() or True
             changed |= self._read_generation()
         return changed
@@ -392,7 +396,7 @@ class FollowedFile:
     def _truncated(self) -> bool:
         generation = self._generation
         self._end_generation(generation, close=False)
-        self.notes.append(f"{self.path} became shorter than what was read ({generation.offset} "
+        self.notes.append(f"{self.shown} became shorter than what was read ({generation.offset} "
                           "bytes): read again from its start as the next part of the stream")
         self._generation = _Generation(generation.fd, generation.ident, generation.name)
         return self._read_generation()
@@ -436,7 +440,7 @@ class FollowedFile:
             if good:
                 self._route(good, generation, first_line=lines_before,
                             lines=lambda: text[:cut])
-            raise RecordingError(f"{generation.name}: {exc} (the {self.events_read} events "
+            raise RecordingError(f"{self._words(generation.name)}: {exc} (the {self.events_read} events "
                                  "before it were read)") from None
         cut = chunk.rfind(b"\n")
         if cut < 0:
@@ -502,7 +506,8 @@ class FollowedFile:
             for offset, event in enumerate(segment):
                 line = _line_number(lines(), first_line, start + offset)
                 try:
-                    _validated(run, [event], f"{generation.name} line {line}", count=False)
+                    _validated(run, [event], f"{self._words(generation.name)} line {line}",
+                               count=False)
                 except RecordingError as exc:
                     good = segment[:offset]
                     if good:
@@ -515,11 +520,20 @@ class FollowedFile:
         run.add(segment)
         self.events_read += len(segment)
 
+    def _words(self, name: str | Path) -> str:
+        """The file ``name`` (the followed path or its ``.1``) as messages name it."""
+        name = str(name)
+        if name == str(self.path):
+            return self.shown
+        if name == f"{self.path}.1":
+            return f"{self.shown}.1"
+        return name
+
     def _stat(self, path: Path) -> os.stat_result:
         """The file now at ``path``, as the opener reaches it (FileNotFoundError
         when there is none, or none that is a regular file): identity and size
         come from the descriptor, never from following a name."""
-        opened = _open_regular(path, self._opener)
+        opened = _open_regular(path, self._opener, self._words(path))
         if opened is None:
             raise FileNotFoundError(str(path))
         os.close(opened[0])
@@ -538,7 +552,7 @@ class FollowedFile:
         self._last_growth = max(self._clock() if self._document_key else info.st_mtime,
                                 info.st_mtime)
         self._document_key = key
-        data = _read_regular(self.path, self._opener)
+        data = _read_regular(self.path, self._opener, self.shown)
         if data is None:
             return False
         try:
@@ -546,11 +560,11 @@ class FollowedFile:
         except RecordingError as exc:
             if "truncated" in str(exc) or "ends early" in str(exc):
                 return False  # caught half written: read again at the next change
-            raise RecordingError(f"{self.path}: {exc}") from None
+            raise RecordingError(f"{self.shown}: {exc}") from None
         if not loaded.runs:
             return False
         if self._document is not None:
-            self.notes.append(f"{self.path} was rewritten; reopened as a whole")
+            self.notes.append(f"{self.shown} was rewritten; reopened as a whole")
         recording = loaded.runs[-1]
         self.kind = loaded.kind
         self._loaded = loaded
@@ -609,7 +623,7 @@ class FollowedFile:
                       "failedToolCalls": sum(1 for t in evidence.tool_calls if t.failed)}
             open_calls = [_call_name(c) for c in evidence.calls if not c.ended] + \
                 [_call_name(t) for t in evidence.tool_calls if not t.ended]
-            summary = {"file": str(self.path), "kind": self.kind, "status": status,
+            summary = {"file": self.shown, "kind": self.kind, "status": status,
                        "runId": run.run_id, "runs": len(self._loaded.runs), **counts,
                        "openCalls": open_calls}
             summary["newestCause"] = self._newest_cause(index_key, lambda: run, status)
@@ -617,7 +631,7 @@ class FollowedFile:
                 summary["notes"] = list(self.notes)
             return summary
         run = self._current
-        summary: dict[str, Any] = {"file": str(self.path), "kind": self.kind or EVENT_STREAM,
+        summary: dict[str, Any] = {"file": self.shown, "kind": self.kind or EVENT_STREAM,
                                    "status": status}
         if run is None:
             summary.update(runId=None, runs=0, typedEvents=0, modelCalls=0, toolCalls=0,
@@ -694,17 +708,19 @@ def _open_plain(path: Path) -> int:
     return os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
 
 
-def _open_regular(path: Path, opener: Callable[[Path], int] = _open_plain
-                  ) -> tuple[int, os.stat_result, str] | None:
-    """(descriptor, its stat, name) of a regular file, or None when there is none."""
+def _open_regular(path: Path, opener: Callable[[Path], int] = _open_plain,
+                  shown: str | None = None) -> tuple[int, os.stat_result, str] | None:
+    """(descriptor, its stat, name) of a regular file, or None when there is
+    none; a refusal names the file as ``shown`` (its path by default)."""
+    shown = str(path) if shown is None else shown
     try:
         fd = opener(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
-        raise RecordingError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+        raise RecordingError(f"cannot read {shown!r}: {exc.strerror or exc}") from None
     except ValueError as exc:  # a NUL byte or an unencodable character in the name
-        raise RecordingError(f"cannot read {str(path)!r}: {exc}") from None
+        raise RecordingError(f"cannot read {shown!r}: {exc}") from None
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
@@ -712,8 +728,9 @@ def _open_regular(path: Path, opener: Callable[[Path], int] = _open_plain
     return fd, info, str(path)
 
 
-def _read_regular(path: Path, opener: Callable[[Path], int] = _open_plain) -> bytes | None:
-    opened = _open_regular(path, opener)
+def _read_regular(path: Path, opener: Callable[[Path], int] = _open_plain,
+                  shown: str | None = None) -> bytes | None:
+    opened = _open_regular(path, opener, shown)
     if opened is None:
         return None
     fd = opened[0]

@@ -88,8 +88,9 @@ class _Held:
         self.ref = ref
         # Every poll opens beneath the folder, following no symlink: a file
         # swapped for one while it is followed is refused at that poll.
+        # Messages name the file as the page does, never by where the server keeps it.
         self.followed = FollowedFile(path, idle_seconds=follow_idle_seconds(),
-                                     opener=opener_beneath(folder))
+                                     opener=opener_beneath(folder), shown_as=ref)
         self.cache: dict = {}  # what was drawn from it, by what it was drawn from
 
     def close(self) -> None:

@@ -63,3 +63,30 @@ def test_a_plain_stream_is_followed_as_before_through_the_opener(tmp_path):
     followed.poll()
     assert followed.events_read == len(written)
     followed.close()
+
+
+@pytest.mark.parametrize("problem", ["bad line", "symlink", "whole file broken"])
+def test_a_served_follow_names_the_file_as_the_page_does_never_where_it_lies(tmp_path, problem):
+    # The page shows these messages to whoever follows the file: they name it by
+    # the folder's label and the path within, not by the server's own path.
+    folder = tmp_path / "srv-private-follow-root"
+    folder.mkdir()
+    stream = folder / "team" / "events.ndjson"
+    stream.parent.mkdir()
+    written = lines()
+    if problem == "bad line":
+        stream.write_bytes(b"".join(written[:4]) + b"{not json\n")
+    elif problem == "symlink":
+        outside = tmp_path / "outside.ndjson"
+        outside.write_bytes(SECRET)
+        os.symlink(outside, stream)
+    else:
+        stream.write_bytes(b'{"format": "agentfootprint.recording.v1", "events": 7}')
+    followed = FollowedFile(stream, opener=opener_beneath(folder),
+                            shown_as="Team runs/team/events.ndjson")
+    with pytest.raises(RecordingError) as raised:
+        followed.poll()
+    message = str(raised.value)
+    assert str(tmp_path) not in message and "srv-private-follow-root" not in message
+    assert "Team runs/team/events.ndjson" in message
+    followed.close()
