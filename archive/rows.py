@@ -29,6 +29,7 @@ from archive.storable import fit_tables
 from recorders.errors import ExpansionRefused, RecordingError
 from recorders.file_kinds import NotARun
 from recorders.loading import NOTHING_WRITTEN, first_run, load_file
+from recorders.precheck import precheck
 from recorders import evidence
 from recorders.evidence import usage_tokens
 from recorders.catalogue import (AGENT_RUN_CONFIGURED, AGENT_TURN_END, AGENT_TURN_START,
@@ -84,8 +85,13 @@ def index_file(file: str, data: bytes, sha256: str | None = None,
             str(error))
         return outcome
     # The parse and the rows hold several times the JSON at their peak: the
-    # caller's gate (a server's memory budget) admits them, or raises.
-    with admit(int(len(plain) * INDEXING_PER_BYTE)) if admit else nullcontext():
+    # caller's gate (a server's memory budget) admits them, or raises. A zip is
+    # asked for by what its entries inflate to, not by its compressed size.
+    try:
+        expanded = precheck(plain, limits.max_indexed_bytes)
+    except RecordingError:
+        expanded = len(plain)  # refused below, by the loader's own words
+    with admit(int(expanded * INDEXING_PER_BYTE)) if admit else nullcontext():
         try:
             # Every kind of run file, zips bounded by the same limit. A file with
             # several runs (an event stream, a bug report) is indexed by its first,

@@ -9,6 +9,7 @@ whose size and time may never move once the cause is gone.
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 from contextlib import contextmanager
 
 from archive.embedded import index_folder
@@ -53,6 +54,34 @@ def test_a_file_the_memory_gate_has_no_room_for_is_read_on_the_next_pass(tmp_pat
 
     second = index_folder(folder, db, admit=roomy)
     assert (second.runs, second.unreadable, len(held)) == (1, [], 1)
+
+
+def test_a_zip_is_admitted_by_what_its_entries_inflate_to(tmp_path):
+    import zipfile
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    report = (Path(__file__).resolve().parents[1] / "data" / "formats" / "bug-report-zip"
+              / "agent-tool" / "bug-report.zip")
+    # agentfootprint stores its entries; the same report zipped again deflated
+    # (as a user passing it on may) is a fraction of what it inflates to.
+    deflated = folder / "report.zip"
+    with zipfile.ZipFile(report) as source, zipfile.ZipFile(
+            deflated, "w", compression=zipfile.ZIP_DEFLATED) as target:
+        for entry in source.infolist():
+            target.writestr(entry.filename, source.read(entry))
+        inflated = sum(entry.file_size for entry in source.infolist())
+    assert inflated > 3 * deflated.stat().st_size  # its own size would ask for too little
+    asked: list[int] = []
+
+    @contextmanager
+    def roomy(need):
+        asked.append(need)
+        yield
+
+    outcome = index_folder(folder, tmp_path / "index.duckdb", admit=roomy)
+    assert outcome.runs == 1
+    assert asked == [int(inflated * INDEXING_PER_BYTE)]
 
 
 def test_a_file_that_failed_to_read_is_tried_again_and_counted_unchanged_meanwhile(
