@@ -144,13 +144,7 @@ def parse_kept(data: bytes, plan: dict) -> tuple[Any, tuple[str, ...], int]:
     once, from the objects kept), and the number of characters the text has.
     Raises :class:`Declined` when the json module must decide.
     """
-    if msgspec is None:
-        raise Declined
-    view = memoryview(data)
-    if data.startswith(_BOM):
-        view = view[len(_BOM):]
-    chars = _utf8_characters(view)
-    _refuse_risky_numbers(view)
+    view, chars = _checked(data)
     try:
         return (*_with_headroom(_HEADROOM_FRAMES, _document, view, plan), chars)
     except _FAILURES:
@@ -166,13 +160,7 @@ def parse_kept_packed(data: bytes, plan: dict) -> tuple[dict, tuple[str, ...], i
     :func:`parse_kept` hold over the whole input, the values included.
     Declined as it declines, and for a top that is not an object with a
     recording object and a list of values."""
-    if msgspec is None:
-        raise Declined
-    view = memoryview(data)
-    if data.startswith(_BOM):
-        view = view[len(_BOM):]
-    chars = _utf8_characters(view)
-    _refuse_risky_numbers(view)
+    view, chars = _checked(data)
     try:
         shape = _with_headroom(_HEADROOM_FRAMES, _PACKED.decode, view)
         if shape.recording is _UNSET or shape.values is _UNSET:
@@ -183,6 +171,19 @@ def parse_kept_packed(data: bytes, plan: dict) -> tuple[dict, tuple[str, ...], i
         raise Declined from None
     document = {"format": shape.format, "recording": recording, "values": shape.values}
     return document, tuple(dict.fromkeys(dropped)), chars
+
+
+def _checked(data: bytes) -> tuple[memoryview, int]:
+    """``data`` past a byte-order mark, and its characters, once the checks
+    msgspec does not make hold over all of it (Declined otherwise)."""
+    if msgspec is None:
+        raise Declined
+    view = memoryview(data)
+    if data.startswith(_BOM):
+        view = view[len(_BOM):]
+    chars = _utf8_characters(view)
+    _refuse_risky_numbers(view)
+    return view, chars
 
 
 def _document(view: memoryview, plan: dict) -> tuple[Any, tuple[str, ...]]:

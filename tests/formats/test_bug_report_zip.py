@@ -9,7 +9,6 @@ import os
 import struct
 import subprocess
 import sys
-import warnings
 import zipfile
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pytest
 from archive.rows import UNREADABLE, index_file
 from recorders.bug_report import checked_entries
 from recorders.errors import RecordingError
+from zip_files import nothing_inflated, zip_bytes  # noqa: F401 (a fixture)
 from recorders.loading import load_file
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "formats"
@@ -32,30 +32,12 @@ def _manifest() -> bytes:
     return MANIFEST
 
 
-def _zip(entries: list[tuple[str, bytes]], method: int = zipfile.ZIP_STORED) -> bytes:
-    buffer = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # zipfile warns of a duplicate name: we want one
-        with zipfile.ZipFile(buffer, "w", compression=method) as archive:
-            for name, data in entries:
-                archive.writestr(name, data)
-    return buffer.getvalue()
 
 
-@pytest.fixture
-def nothing_inflated(monkeypatch):
-    """Fails the test if any entry is opened for reading (writing one is the test's own)."""
-    original = zipfile.ZipFile.open
-
-    def refuse(self, name, mode="r", *args, **kwargs):
-        if mode == "r":
-            raise AssertionError("an entry was inflated")
-        return original(self, name, mode, *args, **kwargs)
-    monkeypatch.setattr(zipfile.ZipFile, "open", refuse)
 
 
 def test_an_entry_with_a_bombs_ratio_is_refused_before_inflating(nothing_inflated):
-    bomb = _zip([("manifest.json", _manifest()), ("envelope.json", b" " * (20 * MIB))],
+    bomb = zip_bytes([("manifest.json", _manifest()), ("envelope.json", b" " * (20 * MIB))],
                 zipfile.ZIP_DEFLATED)
     assert len(bomb) < 100_000  # 20 MiB in a few kilobytes: well under any size bound
     with pytest.raises(RecordingError, match=r"the zip entry 'envelope.json' expands [\d,]+ "
@@ -65,7 +47,7 @@ def test_an_entry_with_a_bombs_ratio_is_refused_before_inflating(nothing_inflate
 
 
 def test_an_entry_over_the_bound_is_refused_before_inflating(nothing_inflated):
-    big = _zip([("manifest.json", _manifest()), ("envelope.json", b"x" * (2 * MIB))])
+    big = zip_bytes([("manifest.json", _manifest()), ("envelope.json", b"x" * (2 * MIB))])
     with pytest.raises(RecordingError, match=r"the zip entry 'envelope.json' expands to 2.0 "
                                              r"MiB, beyond the limit of 1 MiB; refused before "
                                              "inflating it"):
@@ -73,7 +55,7 @@ def test_an_entry_over_the_bound_is_refused_before_inflating(nothing_inflated):
 
 
 def test_entries_over_the_bound_together_are_refused(nothing_inflated):
-    two = _zip([("manifest.json", b"{}"), ("conversations/a.json", b"x" * (MIB // 2 + 10)),
+    two = zip_bytes([("manifest.json", b"{}"), ("conversations/a.json", b"x" * (MIB // 2 + 10)),
                 ("conversations/b.json", b"x" * (MIB // 2 + 10))])
     with pytest.raises(RecordingError, match="expand to more than 1 MiB in all"):
         load_file(two, limit=MIB)
@@ -93,7 +75,7 @@ def _declare_size(data: bytes, name: bytes, size: int) -> bytes:
 
 
 def test_an_entry_that_expands_past_what_it_declares_is_never_read_past_it():
-    honest = _zip([("manifest.json", _manifest()), ("envelope.json", b" " * (4 * MIB))],
+    honest = zip_bytes([("manifest.json", _manifest()), ("envelope.json", b" " * (4 * MIB))],
                   zipfile.ZIP_DEFLATED)
     lying = _declare_size(honest, b"envelope.json", 100)
     with pytest.raises(RecordingError, match="the zip entry 'envelope.json' is damaged"):
@@ -108,7 +90,7 @@ def test_an_entry_that_expands_past_what_it_declares_is_never_read_past_it():
     ("conversations\\evil.json", "has a backslash in its name"),
 ])
 def test_path_tricks_in_entry_names_are_refused_by_name(name, problem, nothing_inflated):
-    tricky = _zip([("manifest.json", _manifest()), (name, b"{}")])
+    tricky = zip_bytes([("manifest.json", _manifest()), (name, b"{}")])
     with pytest.raises(RecordingError) as refused:
         load_file(tricky)
     message = str(refused.value)
@@ -117,14 +99,14 @@ def test_path_tricks_in_entry_names_are_refused_by_name(name, problem, nothing_i
 
 
 def test_a_duplicate_entry_is_refused_by_name(nothing_inflated):
-    twice = _zip([("manifest.json", _manifest()), ("envelope.json", b"{}"),
+    twice = zip_bytes([("manifest.json", _manifest()), ("envelope.json", b"{}"),
                   ("envelope.json", b"[]")])
     with pytest.raises(RecordingError, match="holds the entry 'envelope.json' twice; refused"):
         load_file(twice)
 
 
 def test_another_compression_method_is_refused_by_name(nothing_inflated):
-    other = _zip([("manifest.json", _manifest())], zipfile.ZIP_BZIP2)
+    other = zip_bytes([("manifest.json", _manifest())], zipfile.ZIP_BZIP2)
     with pytest.raises(RecordingError, match="compression method 12"):
         load_file(other)
 
@@ -143,7 +125,7 @@ def test_the_real_report_passes_the_checks():
 
 def test_the_archive_lists_a_zip_bomb_as_unreadable_with_the_reason(monkeypatch):
     monkeypatch.setenv("LENS_MAX_EXPANDED_MB", "1")
-    big = _zip([("manifest.json", _manifest()), ("envelope.json", b"x" * (2 * MIB))],
+    big = zip_bytes([("manifest.json", _manifest()), ("envelope.json", b"x" * (2 * MIB))],
                zipfile.ZIP_DEFLATED)
     outcome = index_file("reports/big.zip", big)
     assert outcome.status == UNREADABLE
@@ -152,7 +134,7 @@ def test_the_archive_lists_a_zip_bomb_as_unreadable_with_the_reason(monkeypatch)
 
 def test_the_cli_refuses_a_tricky_zip_in_one_line(tmp_path):
     path = tmp_path / "report.zip"
-    path.write_bytes(_zip([("manifest.json", _manifest()), ("../evil.json", b"{}")]))
+    path.write_bytes(zip_bytes([("manifest.json", _manifest()), ("../evil.json", b"{}")]))
     done = subprocess.run([sys.executable, "-m", "recorders", "info", str(path)],
                           capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2],
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve()
@@ -163,7 +145,7 @@ def test_the_cli_refuses_a_tricky_zip_in_one_line(tmp_path):
 
 
 def test_a_zip_of_too_many_entries_is_refused_before_its_directory_is_parsed(monkeypatch):
-    many = _zip([("manifest.json", _manifest())]
+    many = zip_bytes([("manifest.json", _manifest())]
                 + [(f"conversations/c{i}.json", b"{}") for i in range(10_001)])
 
     def no_parse(*args, **kwargs):

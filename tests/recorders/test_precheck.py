@@ -7,13 +7,13 @@ from __future__ import annotations
 import gzip
 import io
 import tracemalloc
-import warnings
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from recorders.errors import RecordingError
+from zip_files import nothing_inflated, zip_bytes  # noqa: F401 (a fixture)
 from recorders.loading import gunzip, load_file
 from recorders.precheck import precheck
 
@@ -103,29 +103,11 @@ def test_gzip_inside_gzip_is_refused_with_the_loaders_message():
 # ─── a bug report zip ─────────────────────────────────────────────────
 
 
-def _zip(entries: list[tuple[str, bytes]], method: int = zipfile.ZIP_STORED) -> bytes:
-    buffer = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # zipfile warns of a name such as "../x"
-        with zipfile.ZipFile(buffer, "w", compression=method) as archive:
-            for name, data in entries:
-                archive.writestr(name, data)
-    return buffer.getvalue()
 
 
 MANIFEST = zipfile.ZipFile(io.BytesIO(REPORT)).read("manifest.json")
 
 
-@pytest.fixture
-def nothing_inflated(monkeypatch):
-    """Fails the test if precheck or the loader opens an entry for reading."""
-    original = zipfile.ZipFile.open
-
-    def refuse(self, name, mode="r", *args, **kwargs):
-        if mode == "r":
-            raise AssertionError("an entry was inflated")
-        return original(self, name, mode, *args, **kwargs)
-    monkeypatch.setattr(zipfile.ZipFile, "open", refuse)
 
 
 def test_a_bug_report_zip_answers_what_its_entries_inflate_to():
@@ -140,7 +122,7 @@ def test_a_bug_report_zip_answers_what_its_entries_inflate_to():
 
 
 def _bomb() -> bytes:
-    bomb = _zip([("manifest.json", MANIFEST), ("envelope.json", b" " * (20 * MB))],
+    bomb = zip_bytes([("manifest.json", MANIFEST), ("envelope.json", b" " * (20 * MB))],
                 zipfile.ZIP_DEFLATED)
     assert len(bomb) < 100_000  # 20 MiB in a few kilobytes: under any size bound
     return bomb
@@ -149,9 +131,9 @@ def _bomb() -> bytes:
 @pytest.mark.parametrize("zipped, limit, reason", [
     (_bomb, 64 * MB, "zip bomb's ratio"),
     (lambda: gzip.compress(_bomb()), 64 * MB, "zip bomb's ratio"),
-    (lambda: _zip([("manifest.json", MANIFEST), ("../evil.json", RUN)]), 10 * MB,
+    (lambda: zip_bytes([("manifest.json", MANIFEST), ("../evil.json", RUN)]), 10 * MB,
      "'../evil.json' climbs out of the archive"),
-    (lambda: _zip([("manifest.json", MANIFEST), ("envelope.json", b" " * (2 * MB))]), MB,
+    (lambda: zip_bytes([("manifest.json", MANIFEST), ("envelope.json", b" " * (2 * MB))]), MB,
      "beyond the limit of 1 MiB; refused before inflating it"),
     (lambda: REPORT[:len(REPORT) // 2], 10 * MB, "damaged or truncated"),
 ], ids=["bomb", "gzipped-bomb", "climbs-out", "over-the-bound", "truncated"])
