@@ -25,7 +25,7 @@ import streamlit as st
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from recorders.errors import RecordingError
+from recorders.errors import NothingWrittenYet, RecordingError
 from lens.run_label import upload_label
 from lens.text import markdown_literal
 from lens_ui import session
@@ -67,9 +67,16 @@ def run_picker() -> LoadedRun | None:
             accept_upload(file.name, data)
         refused = st.session_state.get(UPLOAD_ERROR)
         if refused is not None:
-            name, message = refused
-            st.error(f"Could not open {markdown_literal(name)}: {markdown_literal(message)}. "
-                     "The run on screen is unchanged.", icon=":material/error:")
+            name, message, waiting = refused
+            if waiting:  # a stream not yet written to: nothing is wrong with it
+                st.info(f"{markdown_literal(name)} has no run in it yet: an event stream "
+                        "has nothing written yet before agentfootprint's first flush. The "
+                        "Follow page watches one grow. The run on screen is unchanged.",
+                        icon=":material/hourglass_empty:")
+            else:
+                st.error(f"Could not open {markdown_literal(name)}: "
+                         f"{markdown_literal(message)}. The run on screen is unchanged.",
+                         icon=":material/error:")
         _run_select()
         run = current_run()
         if run is not None:
@@ -91,7 +98,7 @@ def accept_upload(name: str, data: bytes) -> RunSource | None:
                                                    time.time()))
         dropped = server_store().add_upload(session_id(), choice.file_digest, choice, data)
     except (RecordingError, OverBudget) as error:
-        st.session_state[UPLOAD_ERROR] = (name, str(error))
+        st.session_state[UPLOAD_ERROR] = (name, str(error), isinstance(error, NothingWrittenYet))
         return None
     st.session_state.pop(UPLOAD_ERROR, None)
     for gone in dropped:

@@ -27,7 +27,7 @@ from typing import Any, Callable
 import streamlit as st
 
 from recorders import loading
-from recorders.errors import RecordingError
+from recorders.errors import NothingWrittenYet, RecordingError
 from recorders.evidence import StepMap
 from recorders.loading import LoadedFile, Recording, gunzip
 from recorders.precheck import precheck
@@ -219,7 +219,7 @@ def _one_run(raw: bytes, index: int) -> tuple[Recording, FileFacts]:
     it holds no run, or none at that place."""
     loaded = load_file(raw, limit=server_limits().max_expanded_bytes)
     if not loaded.runs:
-        raise RecordingError("the event stream has nothing written yet")
+        raise NothingWrittenYet(loading.NOTHING_WRITTEN)
     if not 0 <= index < len(loaded.runs):
         raise RecordingError(f"the file holds {len(loaded.runs)} run(s); run {index + 1} is "
                              "not one of them")

@@ -10,6 +10,11 @@ class RecordingError(ValueError):
     """
 
 
+class NothingWrittenYet(RecordingError):
+    """An event stream with no event in it yet (agentfootprint creates the file
+    before its first flush): a state to say, not a fault in the file."""
+
+
 class ExpansionRefused(RecordingError):
     """Compressed data that would expand past ``limit`` bytes; refused while
     expanding, before the whole of it is held."""

@@ -53,7 +53,7 @@ from recorders.deep_parse import parsing
 from recorders.audit import (AUDIT_FORMAT, GENESIS_TYPE, AuditCheck, audit_gaps,
                              is_audit_document, read_audit_bundle)
 from recorders.balance import BalanceReport, BalanceTracker
-from recorders.errors import ExpansionRefused, RecordingError
+from recorders.errors import ExpansionRefused, NothingWrittenYet, RecordingError
 from recorders.catalogue import LLM_END, LLM_START, TOOL_START
 from recorders import file_kinds
 from recorders.event_stream import EventStreamDecoder, split_runs
@@ -253,7 +253,7 @@ def first_run(loaded: LoadedFile) -> Recording:
     """The file's first run; with several, a gap says how many and how to see
     the others. An empty event stream has none: RecordingError."""
     if not loaded.runs:
-        raise RecordingError(NOTHING_WRITTEN)
+        raise NothingWrittenYet(NOTHING_WRITTEN)
     first = loaded.runs[0]
     count = len(loaded.runs)
     if count > 1:

@@ -33,14 +33,23 @@ def test_every_sample_the_loader_opens_passes_the_apps_check():
 
 @pytest.mark.parametrize("data", [b"", b"  \n", gzip.compress(b"")],
                          ids=["empty", "whitespace", "gzipped-empty"])
-def test_an_empty_upload_says_the_stream_has_nothing_written_yet(app, data):
+def test_an_empty_upload_says_the_stream_has_nothing_written_yet_not_an_error(app, data):
     at = app.run()
     before = [t.value for t in at.text]
     at.file_uploader(key="lens.uploader").set_value(
         ("events.ndjson", data, "application/x-ndjson")).run()
     no_exception(at)
-    errors = [e.value for e in at.error]
-    assert len(errors) == 1
-    assert errors[0].startswith("Could not open events\\.ndjson: the event stream has "
-                                "nothing written yet")
+    assert [e.value for e in at.error] == []  # nothing is wrong with such a file
+    said = [i.value for i in at.info if i.value.startswith("events\\.ndjson has no run")]
+    assert len(said) == 1
+    assert "nothing written yet" in said[0] and "Follow page" in said[0]
     assert [t.value for t in at.text] == before  # the run on screen stays open
+
+
+def test_a_broken_upload_is_still_an_error(app):
+    at = app.run()
+    at.file_uploader(key="lens.uploader").set_value(
+        ("events.ndjson", b"{not json at all\n", "application/x-ndjson")).run()
+    no_exception(at)
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and errors[0].startswith("Could not open events\\.ndjson: ")
