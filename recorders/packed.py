@@ -514,8 +514,9 @@ def parse_packed(raw: bytes, plan: dict, *, max_bytes: int
         return None
     text = memoryview(raw)[len(_BOM):] if raw.startswith(_BOM) else memoryview(raw)
     try:
+        _refuse_escapes_that_spell_a_key(raw)
         texts, recording_text = _texts_as_written(text, document["values"])
-        _measure_texts(raw, recording_text, texts, max_bytes)
+        _measure_texts(text, recording_text, texts, max_bytes)
     except _NotSure:
         return None
 
@@ -542,11 +543,7 @@ def _texts_as_written(text: memoryview, values: list) -> tuple[list, memoryview]
     values' lengths alone; otherwise the top is parsed again for it, and an
     indented file is measured as the compact JSON it stands for."""
     if b"\n" in bytes(text[:_PRETTY_PROBE]):  # indented
-        try:
-            parts = _PARTS.decode(_compact(text))
-        except _DECODE_FAILURES:
-            raise _NotSure from None
-        return list(parts.values), memoryview(parts.recording)
+        return _compact_parts(text)
     end = len(text)
     while end and text[end - 1] in _WHITESPACE:
         end -= 1
@@ -563,31 +560,43 @@ def _texts_as_written(text: memoryview, values: list) -> tuple[list, memoryview]
     return values, memoryview(parts.recording)
 
 
-def _measure_texts(raw: bytes, recording: bytes, values: list[bytes], max_bytes: int) -> int:
+def _refuse_escapes_that_spell_a_key(raw: bytes) -> None:
+    """:class:`_NotSure` when ``raw`` holds a \\u escape JSON.stringify would not
+    write (it could spell a reserved key the text's search would miss)."""
+    if raw.find(b"\\u") < 0:  # no escape at all: nothing to look at
+        return
+    for match in _UNICODE_ESCAPE.finditer(raw):
+        code = int(match[1], 16)
+        if code >= 0x20 and not 0xD800 <= code <= 0xDFFF:
+            raise _NotSure
+
+
+def _measure_texts(text: bytes, recording: bytes, values: list[bytes], max_bytes: int) -> int:
     """The plain size of the recording from the texts of the recording and of
-    each value; :class:`PackedTooLarge` past ``max_bytes``.
+    each value (found in the file's ``text``); :class:`PackedTooLarge` past ``max_bytes``.
 
     A text's plain size is its own length, less each reference's text, plus
     the size of the value referred to: exact for what JSON.stringify writes
     (compact, no escapes it would not write). :class:`_NotSure` when the text
     holds an escape object, a reserved key written otherwise, a dangling
     reference or a cycle: the objects then decide, and name the problem where it is."""
-    if raw.find(b"\\u") >= 0:  # rare: most texts hold no escape of this kind
-        for match in _UNICODE_ESCAPE.finditer(raw):
-            code = int(match[1], 16)
-            if code >= 0x20 and not 0xD800 <= code <= 0xDFFF:
-                raise _NotSure
     try:
         return _TextSizes(values, max_bytes).plain_size(recording)
     except _OverLimit:
         # Sized from the text as written, where spaces, or a member beside the
         # recording, count too: measured again over the compact JSON, exactly.
-        try:
-            parts = _PARTS.decode(_compact(memoryview(raw)[len(_BOM):] if raw.startswith(_BOM)
-                                          else raw))
-        except _DECODE_FAILURES:
-            raise _NotSure from None
-        return _TextSizes(list(parts.values), max_bytes, exact=True).plain_size(parts.recording)
+        values, recording = _compact_parts(text)
+        return _TextSizes(values, max_bytes, exact=True).plain_size(recording)
+
+
+def _compact_parts(text: bytes) -> tuple[list, memoryview]:
+    """The pooled values' texts and the recording's in the compact JSON of the
+    packed file ``text``; :class:`_NotSure` if it cannot be read so."""
+    try:
+        parts = _PARTS.decode(_compact(text))
+    except _DECODE_FAILURES:
+        raise _NotSure from None
+    return list(parts.values), memoryview(parts.recording)
 
 
 class _OverLimit(Exception):

@@ -200,6 +200,21 @@ def test_values_referring_back_and_forth_are_measured_to_the_byte():
     assert opened == _unpacked(document["recording"], values)["events"]
 
 
+def test_a_reference_key_spelled_with_an_escape_is_still_measured(monkeypatch):
+    # "\u0024af:ref" is "$af:ref" to a parser, not to a search of the text: the
+    # fast way leaves such a file to the objects, whose bound still holds.
+    values = ["x" * 70]
+    document = _minimal({"$af:ref": 0}, values)
+    size = len(_compact(_unpacked(document["recording"], values)))
+    data = _compact(document).replace(b'"$af:ref"', b'"\\u0024af:ref"')
+    assert b"$af:ref" not in data
+    assert packed.parse_packed(data, _KeptParse.TOP, max_bytes=LARGE) is None
+    assert load_recording(data).typed_events[0]["payload"]["result"] == values[0]
+    monkeypatch.setenv("LENS_MAX_EXPANDED_MB", str((size - 1) / 1024**2))
+    with pytest.raises(ExpansionRefused):
+        load_recording(data)
+
+
 @pytest.mark.parametrize("backwards", [False, True], ids=["forward", "backward"])
 def test_a_long_chain_of_values_is_measured_without_the_stack(backwards):
     count = 20_000  # far past Python's stack; each value holds the next one down
