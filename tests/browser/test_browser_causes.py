@@ -75,38 +75,55 @@ def choose(lens: LensPage, key: str, option: str) -> None:
     lens.wait_idle()
 
 
-def test_from_a_cause_to_its_step_and_to_the_nearest_good_run(lens, expected):
-    group, found = expected
+def _causes_view(lens) -> None:
+    """The Archive page, once its index is read, on its Causes view."""
     lens.page.goto("/run_archive")
     lens.wait_idle(grace=0)
     expect(lens.page.get_by_text(re.compile(r"^Indexed \d+ runs")).first).to_be_visible(
         timeout=INDEX_TIMEOUT_MS)
     lens.view_button("Causes").click()
     lens.wait_idle()
-    expect(lens.page.get_by_text(re.compile(r"kinds of cause in"))).to_be_visible()
-    lens.screenshot("causes")
 
-    runs = f"{group['runs']:,} run{'' if group['runs'] == 1 else 's'}"
-    name = f"{runs} · failed tool · {group['subject']} · {group['text'][:80]}"
-    choose(lens, "lens.archive.cause_groups.pick", name)
-    expect(lens.page.get_by_text(f"{runs} with this cause", exact=False)).to_be_visible()
-    lens.screenshot("cause-group")
 
-    # The newest run of the group, at the step that shows the cause.
+def _runs(group) -> str:
+    return f"{group['runs']:,} run{'' if group['runs'] == 1 else 's'}"
+
+
+def _group_option(group) -> str:
+    """The group select's option for ``group``."""
+    return f"{_runs(group)} · failed tool · {group['subject']} · {group['text'][:80]}"
+
+
+def _newest_run_at_its_step(lens, group) -> dict:
+    """From the chosen group to its newest run, at the step that shows the cause
+    (checked on the step label); that step."""
     lens.page.get_by_role("button", name="Open the newest run at the step that shows it").click()
     lens.step_label_locator().wait_for(timeout=INDEX_TIMEOUT_MS)
     lens.wait_idle()
     step = group["example"]["step"]
     assert lens.step_label().text.startswith(f"step {step['index'] + 1} of ")
+    return step
+
+
+def test_from_a_cause_to_its_step_and_to_the_nearest_good_run(lens, expected):
+    group, found = expected
+    _causes_view(lens)
+    expect(lens.page.get_by_text(re.compile(r"kinds of cause in"))).to_be_visible()
+    lens.screenshot("causes")
+
+    name = _group_option(group)
+    choose(lens, "lens.archive.cause_groups.pick", name)
+    expect(lens.page.get_by_text(f"{_runs(group)} with this cause", exact=False)).to_be_visible()
+    lens.screenshot("cause-group")
+
+    # The newest run of the group, at the step that shows the cause.
+    _newest_run_at_its_step(lens, group)
     main = lens.page.locator(f'[data-testid="stMain"]{NOT_STALE}').inner_text()
     assert group["subject"] in main
     lens.screenshot("cause-step")
 
     # Back to the group: the same run beside its nearest good run.
-    lens.page.goto("/run_archive")
-    lens.wait_idle(grace=0)
-    lens.view_button("Causes").click()
-    lens.wait_idle()
+    _causes_view(lens)
     choose(lens, "lens.archive.cause_groups.pick", name)
     run_option = next(o for o in _run_options(group, found))
     choose(lens, "lens.archive.cause_runs.pick", run_option)
@@ -139,20 +156,9 @@ def test_label_a_run_at_its_step_then_find_it_by_the_label_filter(lens, expected
     that step; the run bar shows the label on the same one line; the Archive
     page's label filter lists exactly that run, with the label in its column."""
     group, _ = expected
-    lens.page.goto("/run_archive")
-    lens.wait_idle(grace=0)
-    expect(lens.page.get_by_text(re.compile(r"^Indexed \d+ runs")).first).to_be_visible(
-        timeout=INDEX_TIMEOUT_MS)
-    lens.view_button("Causes").click()
-    lens.wait_idle()
-    runs = f"{group['runs']:,} run{'' if group['runs'] == 1 else 's'}"
-    choose(lens, "lens.archive.cause_groups.pick",
-           f"{runs} · failed tool · {group['subject']} · {group['text'][:80]}")
-    lens.page.get_by_role("button", name="Open the newest run at the step that shows it").click()
-    lens.step_label_locator().wait_for(timeout=INDEX_TIMEOUT_MS)
-    lens.wait_idle()
-    step = group["example"]["step"]
-    assert lens.step_label().text.startswith(f"step {step['index'] + 1} of ")
+    _causes_view(lens)
+    choose(lens, "lens.archive.cause_groups.pick", _group_option(group))
+    step = _newest_run_at_its_step(lens, group)
     bar = lens.page.locator(f".{key_class('lens-run-bar')}")
     one_line = bar.bounding_box()["height"]
 
