@@ -71,7 +71,7 @@ from recorders.catalogue import (AGENT_TURN_END, AGENT_TURN_START, COMPOSITION_E
                                  COMPOSITION_EXIT, ERROR_FATAL, LLM_END, LLM_START, TOOL_END,
                                  TOOL_START)
 from recorders.deep_parse import collector_paused
-from recorders.errors import RecordingError
+from recorders.errors import NothingWrittenYet, RecordingError
 from recorders.event_stream import EventStreamDecoder, run_id_of
 from recorders.evidence import EvidenceIndex, ModelCall, ToolCall, run_id as recording_run_id
 from recorders.evidence.build import EvidenceBuilder
@@ -606,8 +606,9 @@ class FollowedFile:
             return self._document
         run = self._current if run_id is None else self._runs_by_id.get(run_id)
         if run is None:
-            raise RecordingError("the event stream has nothing written yet"
-                                 if run_id is None else f"the stream holds no run {run_id!r}")
+            if run_id is None:
+                raise NothingWrittenYet("the event stream has nothing written yet")
+            raise RecordingError(f"the stream holds no run {run_id!r}")
         return run.open_run()
 
     def summary(self) -> dict[str, Any]:
