@@ -2,8 +2,9 @@
 
 Subcommands:
 
-- ``info``, ``steps``, ``route``: one recording, exactly as ``python -m recorders``
-  prints them (:mod:`recorders.cli`).
+- ``info``, ``steps``, ``route``: one recording, as ``python -m recorders``
+  prints them (:mod:`recorders.cli`); ``info`` adds the run's facts and how it
+  ended (:mod:`lens.info_command`).
 - ``causes FILE``: the run's likely causes as JSON, most likely first
   (:mod:`lens.causes_command`).
 - ``compare A B``: where two runs part and what the model was served
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from recorders import cli as recorder_cli
-from lens import causes_command, compare_command, export_command, follow_command
+from lens import causes_command, compare_command, export_command, follow_command, info_command
 from archive import commands as archive_commands
 
 PROG = "footprint-lens"
@@ -72,6 +73,8 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     def work() -> Any:
         args = parser().parse_args(argv)
+        if args.command == info_command.NAME:  # the loader's report and the run's facts
+            return info_command.run(args)
         if args.command in recorder_cli.COMMANDS:
             return recorder_cli.run_command(args)
         return next(c for c in COMMANDS if c.name == args.command).run(args)

@@ -32,7 +32,8 @@ from recorders.loading import Recording, load_recording
 from recorders.projections import DEFAULT_PROFILE, PROFILES, Projection, build_projection
 from recorders.run_step import RunStep
 from lens.arrows import ArrowDiagram, build_arrow_diagram
-from lens.scopes import Scope, ScopeIndex
+from lens.run_facts import RunFacts, run_facts
+from lens.scopes import ROOT, Scope, ScopeIndex
 from lens.step_detail import pass_output
 from lens.step_places import ScopedSteps, StepPlace, StepPlaces
 from lens.text import clipped_json
@@ -55,8 +56,11 @@ class ProfileViews:
 class OpenRun:
     """A loaded recording and everything built over it; see the module doc."""
 
-    def __init__(self, recording: Recording, timings: dict[str, float] | None = None) -> None:
+    def __init__(self, recording: Recording, timings: dict[str, float] | None = None,
+                 runs_in_file: int | None = None) -> None:
         self.recording = recording
+        self._runs_in_file = runs_in_file
+        self._facts: RunFacts | None = None
         started = perf_counter()
         # Building allocates enough to set off collections that walk the whole
         # recording, to free nothing: the collector is paused for the build
@@ -68,6 +72,19 @@ class OpenRun:
             timings["evidence"] = timings.get("evidence", 0.0) + perf_counter() - started
         self._views: dict[str, ProfileViews] = {}
         self._building = threading.Lock()
+
+    @property
+    def facts(self) -> RunFacts:
+        """The run's id, its file's count of runs, its agent, first message,
+        start and outcome (:mod:`lens.run_facts`), built on first use with the
+        default profile's views, whose root steps the outcome's ``nav`` indexes."""
+        if self._facts is None:
+            step_map = self.step_map(DEFAULT_PROFILE, ROOT)
+            with self._building, collector_paused():
+                if self._facts is None:
+                    self._facts = run_facts(self.recording, self.evidence, step_map,
+                                            self._runs_in_file)
+        return self._facts
 
     # ── per profile, built once ──────────────────────────────────────
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from recorders.catalogue import AGENT_RUN_CONFIGURED, COMPOSITION_ENTER
-from recorders.loading import Recording
+from recorders.evidence.build import NOT_RECORDED
+from lens.run_facts import root_name
 from lens.text import one_line
 
 if TYPE_CHECKING:
@@ -22,30 +22,13 @@ if TYPE_CHECKING:
 
 SHORT_DIGEST = 8
 _NAME_CHARS = 40
-_LOOKED_AT = 20  # the root announces itself among the first typed events
-_ROOT_NAMES = {
-    COMPOSITION_ENTER: ("name", "id"),
-    AGENT_RUN_CONFIGURED: ("agentId",),
-}
-
-
-def root_name(recording: Recording) -> str | None:
-    """The name of the run's outermost composition or agent, when recorded."""
-    for event in recording.typed_events[:_LOOKED_AT]:
-        fields = _ROOT_NAMES.get(event.get("type")) if isinstance(event, dict) else None
-        payload = event.get("payload") if fields else None
-        if isinstance(payload, dict):
-            for name in fields:
-                if isinstance(payload.get(name), str) and payload[name].strip():
-                    return payload[name]
-    return None
 
 
 def upload_label(file_name: str, run: Any, digest: str, uploaded_at: float) -> str:
     """``file · run <id> · <root> · <digest start> · <time>`` (parts not recorded are left out)."""
     parts = [_short(file_name) or "unnamed file"]
     run_id = getattr(run, "run_id", None)
-    if isinstance(run_id, str) and run_id and run_id != "unknown recording":
+    if isinstance(run_id, str) and run_id and run_id not in ("unknown recording", NOT_RECORDED):
         parts.append("run " + _short(run_id))
     name = root_name(run.recording)
     if name:

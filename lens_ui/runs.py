@@ -35,6 +35,7 @@ from lens.arrows import ArrowDiagram
 from lens.file_runs import RunInFile, runs_in_file
 from lens.link import pick_run
 from lens.run import OpenRun, ProfileViews
+from lens.run_facts import runs_held
 from lens.step_places import ScopedSteps
 from lens_ui import collector
 from lens_ui.held import server_store, session_id
@@ -61,7 +62,10 @@ class FileFacts:
     """What a file says as a whole, beside the run shown from it."""
 
     kind: str  # the loader's sourceKind: 'recording', 'event-stream', 'bug-report', …
-    runs: tuple[RunInFile, ...]  # every run of the file, in file order
+    runs: tuple[RunInFile, ...]  # every run of the file the loader hands out, in file order
+    # The distinct runs those hold together (one recording's typed stream may
+    # hold several: lens.run_facts.runs_held), as the run's facts count them.
+    distinct_runs: int = 1
     report: tuple[tuple[str, str], ...] = ()  # a bug report's (label, text), as written
     notes: tuple[str, ...] = ()  # plain sentences of the loader about the file
 
@@ -78,7 +82,8 @@ def file_facts(loaded: LoadedFile) -> FileFacts:
         if isinstance(listed, list):
             notes += [f"{said}: {text}" for text in listed]
     return FileFacts(loaded.kind, tuple(runs_in_file(loaded.runs)), words,
-                     tuple(note for note in notes if isinstance(note, str)))
+                     tuple(note for note in notes if isinstance(note, str)),
+                     runs_held(loaded.runs))
 
 
 @dataclass(frozen=True)
@@ -195,7 +200,7 @@ def _open(source: RunSource, fetch: Callable[[], bytes | None]) -> LoadedRun | N
         def parse_and_build() -> OpenRun:
             recording, file = _one_run(raw, source.run_index)
             facts.append(file)
-            return _open_with_default_views(recording)
+            return _open_with_default_views(recording, file.distinct_runs)
         return _open_kept(parse_and_build)
     try:
         run = store.open(source.digest, read=read, build=build)
@@ -235,7 +240,8 @@ def _facts_again(source: RunSource, run: OpenRun) -> FileFacts:
             return file_facts(load_file(raw, limit=server_limits().max_expanded_bytes))
         except RecordingError:
             pass
-    return FileFacts(run.recording.source_kind, tuple(runs_in_file([run.recording])))
+    return FileFacts(run.recording.source_kind, tuple(runs_in_file([run.recording])),
+                     distinct_runs=run.facts.runs_in_file)
 
 
 def load_file(raw: bytes, *, limit: int) -> LoadedFile:
@@ -262,8 +268,8 @@ def _open_kept(open_it: Callable[[], OpenRun]) -> OpenRun:
         return collector.open_kept(open_it, lambda run: run.recording.source_chars)
 
 
-def _open_with_default_views(recording: Recording) -> OpenRun:
-    run = OpenRun(recording)
+def _open_with_default_views(recording: Recording, distinct_runs: int) -> OpenRun:
+    run = OpenRun(recording, runs_in_file=distinct_runs)
     run.views()  # the page shows the default profile at once
     return run
 

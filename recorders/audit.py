@@ -48,6 +48,9 @@ HASH_ALGORITHM = "sha-256"
 CANONICALIZATION = "afp-cjson/1"
 ZERO_HASH = "0" * 64
 GENESIS_TYPE = "audit.genesis"
+# Records the audit chain writes of its own, not events the framework emitted:
+# counted apart from the framework's typed events.
+CHAIN_RECORD_TYPES = frozenset({GENESIS_TYPE})
 TOKEN_TYPE = "agentfootprint.stream.token"
 UNFINISHED_RUN = ("the records stop before the run's end: the bundle was taken while the run "
                   "was going (bundle() and drain() may be called mid-run), or the run crashed")
@@ -595,3 +598,10 @@ def _quoted(text: str, limit: int = 60) -> str:
     if len(shown) > limit:
         shown = shown[: limit - 1] + "…"
     return f"'{shown}'"
+
+
+def chain_record_counts(typed_counts: dict[str, int]) -> tuple[dict[str, int], dict[str, int]]:
+    """``typed_counts`` split into (framework events, the chain's own records)."""
+    framework = {kind: n for kind, n in typed_counts.items() if kind not in CHAIN_RECORD_TYPES}
+    chain = {kind: n for kind, n in typed_counts.items() if kind in CHAIN_RECORD_TYPES}
+    return framework, chain

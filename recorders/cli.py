@@ -14,6 +14,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from recorders.audit import chain_record_counts
 from recorders.errors import RecordingError
 from recorders.profiles import DEFAULT_PROFILE, PROFILES
 from recorders.values import decode_path
@@ -173,6 +174,14 @@ def info_report(recording: Recording, loaded: LoadedFile | None = None) -> dict[
     file it came from, adds how many runs it holds, what it says as a whole and
     a bug report's fields."""
     producer = recording.producer or {}
+    typed_counts = recording.typed_counts
+    chain_facts: dict[str, Any] = {}
+    if recording.audit is not None:
+        # The chain's genesis record is the bundle's, not a framework event:
+        # said under its own key, so nothing is dropped from the counts.
+        typed_counts, chain_records = chain_record_counts(typed_counts)
+        if chain_records:
+            chain_facts["auditChainRecordsByType"] = chain_records
     file_facts: dict[str, Any] = {}
     if loaded is not None:
         file_facts["runsInFile"] = len(loaded.runs)
@@ -189,8 +198,9 @@ def info_report(recording: Recording, loaded: LoadedFile | None = None) -> dict[
             "footprintjsVersion": producer.get("footprintjsVersion"),
         },
         "run": recording.run_info,
-        "typedEvents": len(recording.typed_events),
-        "typedEventsByType": recording.typed_counts,
+        "typedEvents": sum(typed_counts.values()),
+        "typedEventsByType": typed_counts,
+        **chain_facts,
         "boundaryEvents": len(recording.boundary_events),
         "boundaryEventsByType": recording.boundary_counts,
         "boundaryMode": recording.boundary_mode,

@@ -8,7 +8,9 @@ entries, plus which events carry each stage (:mod:`.stages`). A
 step list. Display (truncation, escaping) is the views' job (``lens``).
 """
 
-from recorders.evidence.build import build_evidence_index, build_from_events, run_id
+from recorders.evidence.build import (build_evidence_index, build_from_events, recorded_run_id,
+                                      run_id)
+from recorders.evidence.run_groups import run_groups
 from recorders.evidence.records import (
     MESSAGES,
     SLOTS,
@@ -41,6 +43,7 @@ __all__ = [
     "TOOLS", "USAGE_INPUT_KEYS", "USAGE_OUTPUT_KEYS", "ContextNote", "EvidenceIndex",
     "Eviction", "Finding", "IntegrityLedger", "MemoryServed", "ModelCall", "Piece",
     "SearchEntry", "SlotComposition", "StageEvents",
-    "StepMap", "ToolCall", "Turn", "build_evidence_index", "build_from_events", "run_id",
+    "StepMap", "ToolCall", "Turn", "build_evidence_index", "build_from_events",
+    "recorded_run_id", "run_groups", "run_id",
     "usage_tokens",
 ]

@@ -52,6 +52,7 @@ import math
 from dataclasses import fields as dataclass_fields, replace
 from typing import Any, Iterable, Mapping
 
+from recorders.evidence.run_groups import run_groups
 from recorders.evidence.records import (
     BY_FINAL_ANSWER,
     BY_LAST_CALL,
@@ -151,17 +152,27 @@ _new_piece = _new_finding = tuple.__new__
 _EXACT_INT = 2 ** 53
 
 
+NOT_RECORDED = "not recorded"  # the run id said when the file records none
+
+
 def run_id(recording: Recording) -> str:
-    """The run's id as people should see it: the envelope's, else the typed
-    stream's (the last, saying so, when there are several), else the engine
-    snapshot's."""
+    """The run's id as people should see it (:func:`recorded_run_id`), or
+    ``not recorded``."""
+    return recorded_run_id(recording) or NOT_RECORDED
+
+
+def recorded_run_id(recording: Recording) -> str | None:
+    """The id of the run the steps show: the envelope's, else the first id of
+    the typed stream's last run (:mod:`.run_groups`: a resumed run and a
+    composition's inner runners keep the run's id), else the engine
+    snapshot's; None when none is recorded."""
     run = recording.run_info or {}
-    if isinstance(run.get("runId"), str):
+    if isinstance(run.get("runId"), str) and run["runId"]:
         return run["runId"]
-    ids = recording.typed_run_ids
-    if ids:
-        return ids[-1] if len(ids) == 1 else f"{ids[-1]} (last of {len(ids)})"
-    return recording.snapshot_run_id or "not recorded"
+    groups = run_groups(recording.typed_events)
+    if groups:
+        return groups[-1][0]
+    return recording.snapshot_run_id or None
 
 
 def build_evidence_index(recording: Recording) -> EvidenceIndex:

@@ -10,15 +10,21 @@ from lens.evidence.outcome import (ANSWERED, ANSWERED_WITH_FALLBACK, CONTRACT_UN
 from recorders.evidence import build_from_events
 
 P = "agentfootprint."
-COMPLETE = SimpleNamespace(complete=True)  # run_outcome reads only whether the file is complete
+
+
+def recording(events: list[dict], complete: bool | None = True) -> SimpleNamespace:
+    """What run_outcome reads of a file: its typed events, an empty boundary
+    log, whether it is complete and lean."""
+    return SimpleNamespace(typed_events=events, boundary_events=[], complete=complete,
+                           is_lean=False)
 
 
 def answered(*after: dict) -> list[dict]:
     return [llm_start("call-llm#1", ts=1), llm_end("call-llm#1", "the answer", ts=2), *after]
 
 
-def outcome(events: list[dict], recording=COMPLETE):
-    return run_outcome(build_from_events(events), recording)
+def outcome(events: list[dict], complete: bool | None = True):
+    return run_outcome(build_from_events(events), recording(events, complete))
 
 
 def test_a_plain_answer_is_answered_with_its_text():
@@ -79,6 +85,6 @@ def test_a_fallback_provider_answer_says_so():
 
 
 def test_a_call_that_never_ended_did_not_finish():
-    result = outcome([llm_start("call-llm#1", ts=1)], SimpleNamespace(complete=False))
+    result = outcome([llm_start("call-llm#1", ts=1)], complete=False)
     assert result.kind == DID_NOT_FINISH and "not complete" in result.headline
     assert outcome([]).kind == DID_NOT_FINISH

@@ -1,0 +1,59 @@
+"""Which typed run ids are one run, and so how many runs a typed stream holds.
+
+agentfootprint stamps every typed event with ``meta.runId``, but an id is not
+always a run of its own:
+
+- ``consumer-scope`` is the application's own door (``runner.emit``, and the
+  ``pause.*`` events): never a run.
+- ``runner.resume(...)`` mints a new id for the same run: an id that first
+  appears after a ``pause.resume`` continues the run that paused.
+- an id whose first event sits inside a composition (``compositionPath`` of
+  more than one part) is an inner runner's, run by the composition of the run
+  before it.
+
+Anything else that brings a new id (``runner.run`` called again) is a new run,
+as in ``multirun-agent-two-runs``. :func:`run_groups` gives each run's ids in
+the order they appear; the boundary log, and so the steps, describe the last.
+
+Owns: that grouping, in one pass over the events. Does not own: splitting a
+file into the runs the loader hands out (``recorders/loading.py``), or what a
+run's facts are (``lens/run_facts.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from recorders.catalogue import PAUSE_RESUME
+from recorders.evidence.records import CONSUMER_SCOPE
+
+
+def run_groups(typed_events: Iterable[Any]) -> tuple[tuple[str, ...], ...]:
+    """Each run's run ids, runs and ids in order of first appearance."""
+    groups: list[list[str]] = []
+    seen: set[str] = set()
+    resumed = False  # a pause.resume since the last event of a run
+    for event in typed_events:
+        if not isinstance(event, dict):
+            continue
+        if event.get("type") == PAUSE_RESUME:
+            resumed = True
+        meta = event.get("meta")
+        run_id = meta.get("runId") if isinstance(meta, dict) else None
+        if not isinstance(run_id, str) or run_id == CONSUMER_SCOPE:
+            continue
+        if run_id in seen:
+            resumed = False
+            continue
+        seen.add(run_id)
+        if groups and (resumed or _inside_a_composition(meta)):
+            groups[-1].append(run_id)
+        else:
+            groups.append([run_id])
+        resumed = False
+    return tuple(tuple(group) for group in groups)
+
+
+def _inside_a_composition(meta: dict) -> bool:
+    path = meta.get("compositionPath")
+    return isinstance(path, list) and len(path) > 1
