@@ -81,9 +81,11 @@ def file_facts(loaded: LoadedFile) -> FileFacts:
         listed = report.get(name)
         if isinstance(listed, list):
             notes += [f"{said}: {text}" for text in listed]
-    return FileFacts(loaded.kind, tuple(runs_in_file(loaded.runs)), words,
-                     tuple(note for note in notes if isinstance(note, str)),
-                     runs_held(loaded.runs))
+    # By name: distinct_runs sits between runs and report, so by position the
+    # report's words were taken for the count.
+    return FileFacts(loaded.kind, tuple(runs_in_file(loaded.runs)),
+                     distinct_runs=runs_held(loaded.runs), report=words,
+                     notes=tuple(note for note in notes if isinstance(note, str)))
 
 
 @dataclass(frozen=True)
