@@ -86,9 +86,10 @@ from recorders.catalogue import (AGENT_ROUTE_DECIDED, AGENT_TURN_END, AGENT_TURN
                                  CONTEXT, COMPOSITION_ROUTE_DECIDED, CONTEXT_BUDGET_PRESSURE,
                                  CONTEXT_EVALUATED, CONTEXT_EVICTED, CONTEXT_INJECTED,
                                  CONTEXT_SLOT_COMPOSED, ERROR_FATAL, EVENT_TYPES,
-                                 INTEGRITY_DISPOSITION, LLM_END, LLM_START, MEMORY_ATTACHED,
+                                 INTEGRITY_CONTEXT_ERROR, INTEGRITY_DISPOSITION, LLM_END,
+                                 LLM_START, MEMORY_ATTACHED,
                                  SKILL_REJECTED, TOOL_END, TOOL_START, short_name)
-from recorders.evidence.integrity import integrity_ledger
+from recorders.evidence.integrity import DefectKey, defect_key, integrity_ledger
 from recorders.evidence.stages import StageEvents, stage_events
 from recorders.loading import Recording
 from recorders.values import (
@@ -308,6 +309,8 @@ class _Builder:
         # Positions in ``findings`` placed only once the pass is over (error.fatal, no meta).
         self.late_findings: list[int] = []
         self.ledgers: list[IntegrityLedger] = []
+        # integrity.context_error events by run, then by the check that filed them.
+        self.defects: dict[Any, dict[DefectKey, int]] = {}
         self.memory: list[MemoryServed] = []
         self.memory_pending: dict[ScopeKey, list[MemoryServed]] = {}
         self.keep_findings = True
@@ -486,7 +489,16 @@ class _Builder:
         return None, None, BY_NOTHING
 
     def on_disposition(self, position: int, p: dict, meta: dict) -> None:
-        self.ledgers.append(integrity_ledger(p, position, self.current_run))
+        self.ledgers.append(integrity_ledger(p, position, self.current_run,
+                                             self.defects.get(self.current_run)))
+
+    def on_context_error(self, position: int, p: dict, meta: dict) -> None:
+        # Counted for the run's ledger, which comes at the run's end; the
+        # event itself is kept as a finding like every verdict.
+        key = defect_key(p)
+        if key is not None:
+            filed = self.defects.setdefault(self.current_run, {})
+            filed[key] = filed.get(key, 0) + 1
 
     def on_memory_attached(self, position: int, p: dict, meta: dict) -> None:
         self._note(position, short_name(MEMORY_ATTACHED), p, meta)
@@ -1017,6 +1029,7 @@ _HANDLERS = {
     COMPOSITION_ROUTE_DECIDED: _Builder.on_composition_route,
     ERROR_FATAL: _Builder.on_fatal,
     INTEGRITY_DISPOSITION: _Builder.on_disposition,
+    INTEGRITY_CONTEXT_ERROR: _Builder.on_context_error,
     MEMORY_ATTACHED: _Builder.on_memory_attached,
 }
 # Typed events name their type in full and are looked up so, which spares

@@ -366,19 +366,23 @@ class IntegrityLedger:
 
     ``rows`` keep the recorded rows; ``summary`` says them in one line
     ("3 of 4 checks ran; unsupported-claim found 1"). A check is a row
-    (check, seam): the framework runs one check at several seams.
+    (check, seam): the framework runs one check at several seams. ``found``
+    counts distinct defects (one ``integrity.context_error`` each), not the
+    rows' re-detections.
     """
 
     summary: str
     posture: str | None
     ran: int
     total: int
-    found: tuple[tuple[str, int], ...]   # (check label, findings) of checks that found
+    found: tuple[tuple[str, int], ...]   # (check label, defects filed) of checks that found
     not_applicable: tuple[str, ...]      # check labels that never applied
     unreachable: tuple[str, ...]         # check labels that could not run
     rows: tuple[Any, ...]
     event_index: int
     run_id: RunId
+    # (check label, detections) of rows counting findings no recorded event files
+    detected: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

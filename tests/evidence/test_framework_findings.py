@@ -85,9 +85,13 @@ def test_the_disposition_ledger_is_one_line():
              "notApplicable": 0, "unreachable": 0},
             {"check": "unsupported-claim", "seam": "claim", "checked": 2, "findings": 1,
              "notApplicable": 0, "unreachable": 0}]
-    index = build_from_events([event("integrity.disposition",
-                                     {"posture": "observe", "workExisted": True,
-                                      "rows": rows})])
+    # The one finding the unsupported-claim row counts, filed as the framework files it.
+    claim = event("integrity.context_error", {"kind": "unsupported-claim", "seam": "claim",
+                                              "subjects": [], "witnesses": [],
+                                              "message": "status claimed up, settled down"})
+    index = build_from_events([claim, event("integrity.disposition",
+                                            {"posture": "observe", "workExisted": True,
+                                             "rows": rows})])
     [ledger] = index.integrity
     assert ledger.summary.startswith("3 of 4 checks ran; unsupported-claim found 1")
     assert "invariant-violation (compose)" in ledger.not_applicable
