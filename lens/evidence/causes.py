@@ -91,9 +91,13 @@ def likely_causes(index: EvidenceIndex, step_map: StepMap | None = None, *,
     found += _route_causes(index, step_map, hops, trips)
     found += _context_cuts(index, step_map, gaps)
     found += _results_never_served(index, step_map, served)
-    told = {position for cause in found for position in cause.events}
+    # Imported here: the module builds this module's LikelyCause records.
+    from lens.evidence.ungrounded import ungrounded_answers
+    answers = ungrounded_answers(index, step_map)  # may tell an evidence-gate verdict
+    told = {position for cause in found + answers for position in cause.events}
     verdicts, warnings = _framework_causes(index, step_map, told)
-    return tuple(verdicts + found + warnings)
+    errors = sorted(verdicts + [c for c in answers if c.is_error], key=lambda c: min(c.events))
+    return tuple(errors + found + [c for c in answers if not c.is_error] + warnings)
 
 
 def _name(value: object) -> str:
