@@ -186,6 +186,8 @@ class _GrownOpenRun(OpenRun):
         self.recording = recording
         self.evidence = evidence
         self.run_id = recording_run_id(recording)
+        self._runs_in_file = None
+        self._facts = None
         self._views = {}
         self._building = threading.Lock()
 
