@@ -62,7 +62,8 @@ class StepRow:
         return (self.path, self.kind, self.label)
 
 
-def _execution_index(runtime_stage_id: Any) -> int | None:
+def execution_index(runtime_stage_id: Any) -> int | None:
+    """The ``#N`` of a ``runtimeStageId``: the engine's count of stages run, None without one."""
     if not isinstance(runtime_stage_id, str):
         return None
     match = _EXEC_INDEX.search(runtime_stage_id)
@@ -161,14 +162,14 @@ class StepLocator:
         return next(iter(self._keys_by_scope), None)
 
     def _event_key(self, index: int, event: dict, meta: Mapping[str, Any]) -> Key:
-        execution = _execution_index(meta.get("runtimeStageId"))
+        execution = execution_index(meta.get("runtimeStageId"))
         position = index
         while execution is None and position > 0:  # carry the last known index forward
             position -= 1
             previous = self._events[position]
             previous_meta = previous.get("meta") if isinstance(previous, dict) else None
             if isinstance(previous_meta, dict):
-                execution = _execution_index(previous_meta.get("runtimeStageId"))
+                execution = execution_index(previous_meta.get("runtimeStageId"))
         return (execution if execution is not None else -1,
                 0 if _opens_stage(event.get("type")) else 1)
 
@@ -180,7 +181,7 @@ def _step_keys(steps: Sequence[RunStep]) -> list[Key]:
     last: Key = (-1, 0)
     for step in steps:
         rid = step.anchor.runtime_stage_id
-        execution = _execution_index(rid)
+        execution = execution_index(rid)
         phase = 1 if rid in seen_anchor else 0
         seen_anchor.add(rid)
         key = (execution if execution is not None else last[0], phase)

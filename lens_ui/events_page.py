@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lens.event_places import EventPlaces
+from lens.step_places import step_words
 from lens.event_tables import EventTable, boundary_table, typed_table
 from lens.text import markdown_literal, one_line
 from lens_ui import session
@@ -36,9 +37,7 @@ def _tables(run: LoadedRun) -> tuple[EventTable, EventTable]:
 def _places(run: LoadedRun, profile: str) -> EventPlaces:
     def build() -> EventPlaces:
         with st.spinner("Placing the events on the steps…"):
-            recording = run.run.recording
-            return EventPlaces(run.views(profile).scopes, run.run.evidence, recording.typed_events,
-                               recording.boundary_events, recording.typed_run_ids)
+            return EventPlaces.for_run(run.run, profile)
     return run.derived(("event places", profile), build, per_json_byte=PLACES_PER_JSON_BYTE)
 
 
@@ -109,23 +108,26 @@ def _event_table(run: LoadedRun, table: EventTable, counts: dict[str, int], key:
 def _step_link(run: LoadedRun, stream: str, position: int, key: str) -> None:
     """A button to the step that holds the event, or why no step does."""
     profile = session.current_profile()
-    place = _places(run, profile).step_of(stream, position)
-    scope = run.views(profile).scopes.get(place[0]) if place is not None else None
-    if place is None or scope is None:
+    found = _places(run, profile).step_of(stream, position)
+    if found is None:
         st.caption("No step holds this event: it belongs to an earlier run in the file, or "
                    "the projection has no steps.")
         return
-    path, index = place
-    where = f"step {index + 1} of {len(scope.steps)}"
-    if len(path) > 1:
-        where += " in ▸ " + markdown_literal(one_line(path[-1], SCOPE_NAME_CHARS))
-    label = scope.steps[index].label
-    st.button(f"Open the step that holds it: {where} · {markdown_literal(one_line(label, 60))}",
+    place = found.place
+    # The same words as every surface that links to a step (lens.step_places).
+    where = step_words(place, found.exact)
+    if len(place.path) > 1:
+        where += " in ▸ " + markdown_literal(one_line(place.path[-1], SCOPE_NAME_CHARS))
+    label = run.views(profile).scopes.get(place.path).steps[place.index].label
+    # No step shows an event between two steps: the link opens the one before it.
+    opens = "Open the step that holds it" if found.exact else "Open the step before it"
+    st.button(f"{opens}: {where} · {markdown_literal(one_line(label, 60))}",
               key=f"{key}.go", icon=":material/my_location:", on_click=_go_to_step,
-              args=(path, index))
+              args=(place.path, place.index))
 
 
 def _go_to_step(path: tuple[str, ...], index: int) -> None:
     session.move_to(path, index)
     st.session_state[session.TAB] = session.STEPS_TAB
+    session.ask_to_scroll_to_step()
     st.session_state[GO_TO_RUN] = True

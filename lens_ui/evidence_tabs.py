@@ -103,7 +103,9 @@ class EvidenceLinks:
 
 
 def show_steps_tab() -> None:
+    """After a link moved the slider: the Steps view, scrolled to the step."""
     st.session_state[session.TAB] = session.STEPS_TAB
+    session.ask_to_scroll_to_step()
 
 
 def walk_back_from(run_key: str, call_id: int) -> None:
@@ -120,7 +122,7 @@ def backtrack_tab(run: LoadedRun, profile: str, path: tuple[str, ...], position:
     links = EvidenceLinks(run, profile, path)
     index = links.index
     _seed_backtrack_target(run, len(index.calls))
-    causes = _causes(run, profile, tuple(path), links)
+    causes = likely_causes_of(run, profile, tuple(path), links)
     # Said once, above the causes: the integrity ledger, and what a composition's file cannot hold.
     notes = [note for note in (integrity_line(index),
                                unrecorded_in_composition(run.run.recording.typed_counts)) if note]
@@ -144,10 +146,13 @@ def backtrack_tab(run: LoadedRun, profile: str, path: tuple[str, ...], position:
 CAUSES_PER_JSON_BYTE = 0.01
 
 
-def _causes(run: LoadedRun, profile: str, path: tuple[str, ...],
-            links: EvidenceLinks) -> tuple[LikelyCause, ...]:
-    """The run's likely causes, linked into the step list of the scope on screen
-    (built once per scope, kept with the run: every widget on the tab reruns the page)."""
+def likely_causes_of(run: LoadedRun, profile: str, path: tuple[str, ...],
+                     links: EvidenceLinks | None = None) -> tuple[LikelyCause, ...]:
+    """The run's likely causes, linked into the step list of the scope at
+    ``path`` (``links``: that scope's, when the caller has them), built once
+    per scope and kept with the run: every widget on the tab reruns the page."""
+    links = links or EvidenceLinks(run, profile, path)
+
     def build() -> tuple[LikelyCause, ...]:
         route = run.views(profile).projection.route
         return likely_causes(links.index, links.step_map, hops=route.get_hops(),
@@ -164,7 +169,7 @@ def causes_here(run: LoadedRun, steps: Sequence[RunStep],
     links = EvidenceLinks(run, session.current_profile(), session.current_drill())
     if not links.shows(steps):
         return ()
-    causes = _causes(run, links.profile, session.current_drill(), links)
+    causes = likely_causes_of(run, links.profile, session.current_drill(), links)
     return causes_at_step(causes, position)
 
 

@@ -82,8 +82,7 @@ def _show_profile(run: OpenRun, profile: str) -> None:
             assert isinstance(view.caption, str)
             view.headline, view.detail, view.chart  # noqa: B018 (built on first read)
             served_context_for_step(evidence, step_map, index)
-    places = EventPlaces(run.scopes(profile), evidence, recording.typed_events,
-                         recording.boundary_events, recording.typed_run_ids)
+    places = EventPlaces.for_run(run, profile)
     for position in range(len(recording.typed_events)):
         places.step_of(TYPED, position)
     for position in range(len(recording.boundary_events)):

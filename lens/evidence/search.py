@@ -23,6 +23,7 @@ from recorders.evidence import SOURCE_BOUNDARY, EvidenceIndex, SearchEntry, Step
 # each, up to the index's line cap).
 from recorders.evidence.build import search_text as clipped_search_text
 from lens.evidence.nav import Nav, nav_for_call, nav_for_tool
+from lens.event_places import nav_for_event
 from lens.text import DisplayText, display_text, markdown_code_span, visible
 
 SNIPPET_RADIUS = 80        # characters either side of a search match
@@ -51,6 +52,7 @@ class SearchHit:
     nav: Nav | None
     parts: tuple[tuple[str, bool], ...] = ()  # the snippet as (text, is a match) pieces
     error: bool = False       # an error message, a failed tool's text or a failed call's
+    event_index: int | None = None  # the typed event the text came from, when it names one
     _full: str = field(repr=False, default="")
 
     @property
@@ -198,7 +200,11 @@ def _hit(index: EvidenceIndex, entry: SearchEntry, start: int, end: int,
     lo, hi = max(0, start - SNIPPET_RADIUS), min(len(text), end + SNIPPET_RADIUS)
     snippet = ("…" if lo > 0 else "") + visible(text[lo:hi]) + ("…" if hi < len(text) else "")
     parts = _parts(text, lo, hi, pattern)
-    if entry.tool is not None:
+    if entry.event_index is not None:
+        # The one placement of an event (lens.event_places): the raw events
+        # page, the causes and the export give this hit's event the same step.
+        nav = nav_for_event(index, step_map, entry.event_index)
+    elif entry.tool is not None:
         nav = nav_for_tool(index, step_map, entry.tool)
     elif entry.call is not None:
         nav = nav_for_call(index, step_map, entry.call, end=entry.kind == "model output")
@@ -212,7 +218,7 @@ def _hit(index: EvidenceIndex, entry: SearchEntry, start: int, end: int,
                      preview=display_text(text), match_start=start, value_length=len(text),
                      call_id=entry.call, tool_id=entry.tool,
                      served_in=tuple(entry.served_in), nav=nav, parts=parts, error=error,
-                     _full=text)
+                     event_index=entry.event_index, _full=text)
 
 
 def _parts(text: str, lo: int, hi: int, pattern: re.Pattern) -> tuple[tuple[str, bool], ...]:

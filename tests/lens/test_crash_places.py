@@ -19,10 +19,19 @@ from lens.run import OpenRun, open_run
 from recorders.catalogue import ERROR_FATAL, LLM_START
 
 
-def _places(run: OpenRun) -> EventPlaces:
-    recording = run.recording
-    return EventPlaces(run.scopes("lens"), run.evidence, recording.typed_events,
-                       recording.boundary_events, recording.typed_run_ids)
+class _Places:
+    """Events placed on the lens projection's steps, as (scope path, index)."""
+
+    def __init__(self, run: OpenRun) -> None:
+        self._places = EventPlaces.for_run(run, "lens")
+
+    def step_of(self, stream: str, index: int) -> tuple[tuple[str, ...], int] | None:
+        found = self._places.step_of(stream, index)
+        return None if found is None else (found.place.path, found.place.index)
+
+
+def _places(run: OpenRun) -> _Places:
+    return _Places(run)
 
 
 def _third_call_start(run: OpenRun) -> tuple[tuple[str, ...], int]:

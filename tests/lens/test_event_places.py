@@ -22,9 +22,12 @@ P = "agentfootprint."
 @lru_cache(maxsize=None)
 def placed(case: str) -> tuple[OpenRun, EventPlaces]:
     run = open_run(read_bytes(recording_path(case)))
-    recording = run.recording
-    return run, EventPlaces(run.scopes("lens"), run.evidence, recording.typed_events,
-                            recording.boundary_events, recording.typed_run_ids)
+    return run, EventPlaces.for_run(run, "lens")
+
+
+def step_of(places: EventPlaces, stream: str, index: int) -> tuple[tuple[str, ...], int] | None:
+    found = places.step_of(stream, index)
+    return None if found is None else (found.place.path, found.place.index)
 
 
 @pytest.mark.parametrize("case", case_names())
@@ -41,7 +44,7 @@ def test_model_call_events_land_on_steps_of_their_own_stage(case):
             meta = event["meta"] if stream == TYPED else event
             if stream == TYPED and meta.get("runId") != last_run:
                 continue  # an earlier run of the file has no steps
-            place = places.step_of(stream, index)
+            place = step_of(places, stream, index)
             assert place is not None, (stream, index)
             step = scopes.get(place[0]).steps[place[1]]
             if any(s.runtime_stage_id == meta["runtimeStageId"]
@@ -57,7 +60,7 @@ def test_typed_and_boundary_starts_of_a_model_call_share_a_step(case):
              if e.get("type") == P + "stream.llm_start" and e["meta"].get("runId") == last_run}
     for index, event in enumerate(run.recording.boundary_events):
         if event.get("type") == "llm.start" and event.get("runtimeStageId") in typed:
-            assert places.step_of(BOUNDARY, index) == places.step_of(
+            assert step_of(places, BOUNDARY, index) == step_of(places, 
                 TYPED, typed[event["runtimeStageId"]]), event["runtimeStageId"]
 
 
@@ -68,7 +71,7 @@ def test_a_boundary_event_lands_in_the_deepest_scope_enclosing_its_path(case):
     with_steps = {path for path in scopes.paths() if scopes.get(path).steps}
     for index, event in enumerate(run.recording.boundary_events):
         path = tuple(event.get("subflowPath") or ())
-        place = places.step_of(BOUNDARY, index)
+        place = step_of(places, BOUNDARY, index)
         if place is None:
             continue
         enclosing = [p for p in with_steps if path[:len(p)] == p]
@@ -78,5 +81,5 @@ def test_a_boundary_event_lands_in_the_deepest_scope_enclosing_its_path(case):
 
 def test_an_index_outside_the_stream_has_no_step():
     _, places = placed("agent-refund-multi-tools-error")
-    assert places.step_of(TYPED, -1) is None
-    assert places.step_of(BOUNDARY, 10**9) is None
+    assert step_of(places, TYPED, -1) is None
+    assert step_of(places, BOUNDARY, 10**9) is None
