@@ -33,10 +33,12 @@ if TYPE_CHECKING:
     from lens.evidence.nav import Nav
 
 _LOOKED_AT = 200  # the root names itself, and the user speaks, among the first events
+# Where the root says who it is: (its id, its name for people), each by field.
 _ROOT_NAMES = {
-    COMPOSITION_ENTER: ("name", "id"),
-    AGENT_RUN_CONFIGURED: ("agentId",),
+    COMPOSITION_ENTER: (("id", "name"), ("name", "id")),
+    AGENT_RUN_CONFIGURED: (("agentId",), ("agentId",)),
 }
+_ID, _NAME = 0, 1
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,8 @@ class RunIdentity:
     """What a run says about itself; each None when not recorded."""
 
     run_id: str | None
-    agent: str | None  # the root composition's name, else the configured agent's id
+    agent: str | None  # the configured agent's id, else the root composition's id
+    agent_name: str | None  # what people call it: the root composition's name, else ``agent``
     first_message: str | None
     started_ms: float | None  # wall-clock milliseconds of its first event
 
@@ -57,6 +60,7 @@ class RunFacts:
     runs_in_file: int  # distinct runs the file holds (0: none written yet)
     run_ids: tuple[str, ...]  # the typed run ids of this run (a resume adds one)
     agent: str | None
+    agent_name: str | None
     first_message: str | None
     started_ms: float | None
     outcome: RunOutcome
@@ -80,7 +84,8 @@ def run_facts(recording: Recording, index: EvidenceIndex, step_map: StepMap | No
     shown = groups[-1] if groups else ()
     identity = run_identity(recording, shown)
     return RunFacts(identity.run_id, runs_held([recording]) if runs_in_file is None
-                    else runs_in_file, shown, identity.agent, identity.first_message,
+                    else runs_in_file, shown, identity.agent, identity.agent_name,
+                    identity.first_message,
                     identity.started_ms, run_outcome(index, recording, step_map, shown))
 
 
@@ -91,7 +96,9 @@ def run_identity(recording: Recording, run_ids: Sequence[str] | None = None) -> 
         groups = run_groups(recording.typed_events)
         run_ids = groups[-1] if groups else ()
     events = _events_of(recording.typed_events, frozenset(run_ids))
-    return RunIdentity(recorded_run_id(recording), _root_name(recording, events),
+    agent = _root_name(recording, events, _ID)
+    return RunIdentity(recorded_run_id(recording), agent,
+                       _root_name(recording, events, _NAME) or agent,
                        _first_user_message(events), _started_ms(events))
 
 
@@ -111,7 +118,7 @@ def runs_held(recordings: Iterable[Recording]) -> int:
 
 def root_name(recording: Recording) -> str | None:
     """The name of the run's outermost composition or agent, when recorded."""
-    return run_identity(recording).agent
+    return run_identity(recording).agent_name
 
 
 def _events_of(events: list, run_ids: frozenset[str]) -> list:
@@ -128,15 +135,18 @@ def _events_of(events: list, run_ids: frozenset[str]) -> list:
     return mine
 
 
-def _root_name(recording: Recording, events: list) -> str | None:
+def _root_name(recording: Recording, events: list, which: int) -> str | None:
+    """The root's id (``which`` = ``_ID``) or its name for people (``_NAME``):
+    the envelope's configured agent, else the first root event that names it,
+    else the agent its first event runs under."""
     configuration = recording.configuration
     if isinstance(configuration, dict) and _said(configuration.get("agentId")):
         return configuration["agentId"]
     for event in events:
-        fields = _ROOT_NAMES.get(event.get("type")) if isinstance(event, dict) else None
-        payload = event.get("payload") if fields else None
-        if isinstance(payload, dict):
-            for name in fields:
+        named = _ROOT_NAMES.get(event.get("type")) if isinstance(event, dict) else None
+        payload = event.get("payload") if named else None
+        if isinstance(payload, dict) and _at_root(event):
+            for name in named[which]:
                 if _said(payload.get(name)):
                     return payload[name]
     for event in events[:1]:  # else the agent its first event runs under
@@ -145,6 +155,12 @@ def _root_name(recording: Recording, events: list) -> str | None:
         if isinstance(path, list) and path and _said(path[0]):
             return path[0].partition(":")[2] or path[0]
     return None
+
+
+def _at_root(event: dict) -> bool:
+    meta = event.get("meta")
+    path = meta.get("compositionPath") if isinstance(meta, dict) else None
+    return not isinstance(path, list) or len(path) <= 1
 
 
 def _first_user_message(events: list) -> str | None:

@@ -1,12 +1,17 @@
-"""The run bar: one line of identity, health and key figures, the projection
-switch, and the run's details one click away (a popover); under it, what the
-run's file says beside the run when there is something to say (a bug report's
-title, steps, expected and actual; that an event stream has no steps), as
-text. The loader's notes on the file are in the details.
+"""The run bar and the answer under it.
 
-The bar is kept to one line so the slider, the step and the diagram fit on
-the first screen of a laptop; everything the bar leaves out is in "Run
-details", with the framework's words explained on hover.
+The bar: the run's identity and key figures, and the run's details one click
+away (a popover); under it, what the run's file says beside the run when
+there is something to say (a bug report's title, steps, expected and actual;
+that an event stream has no steps), as text. The loader's notes on the file
+are in the details.
+
+The answer (:func:`answer_first`, the view model :mod:`lens.first_screen`):
+how the run ended and whether its file is whole, as two labelled chips and
+the outcome's sentence, then the top likely causes, each with one button to
+its step. Both are kept short so the slider, the step and the diagram still
+fit under them on the first screen of a laptop; everything left out is in
+"Run details" and the Backtrack view.
 """
 
 from __future__ import annotations
@@ -15,13 +20,15 @@ import streamlit as st
 
 from recorders.projections import PROFILES, Projection
 from lens.route_view import skills_visited_text
-from lens.evidence.outcome import (ANSWERED, ANSWERED_WITH_FALLBACK, CUT_SHORT, RunOutcome,
-                                   run_outcome)
+from lens.evidence.outcome import run_outcome
+from lens.first_screen import TOP_CAUSES, Chip, FirstScreen, TopCause, first_screen, run_ending
+from lens.scopes import ROOT
 from lens.summary import (RunSummary, format_count, format_duration, run_facts, summarise,
                           timing_notes)
-from lens.text import one_line, visible
+from lens.text import markdown_literal, one_line, visible
 from lens_ui import session
 from lens_ui.compare_state import compare_with
+from lens_ui.evidence_tabs import EvidenceLinks, likely_causes_of
 from lens_ui.labels_panel import labels_on_bar
 from lens_ui.runs import FileFacts, LoadedRun
 
@@ -51,8 +58,9 @@ FACT_HELP = {
 }
 
 
-def run_bar(run: LoadedRun, profile: str) -> None:
-    """One line: the open run, its health, its key figures, its details."""
+def run_bar(run: LoadedRun, profile: str, screen: FirstScreen) -> None:
+    """The open run, how it ended and whether its file is whole (``screen``'s
+    chips), its key figures, its details."""
     projection = run.views(profile).projection
     recording, evidence = run.run.recording, run.run.evidence
     summary = summarise(evidence, projection.route.get_path(), recording.run_info)
@@ -64,14 +72,13 @@ def run_bar(run: LoadedRun, profile: str) -> None:
         # The label is one line and bounded (lens.run_label); shown whole, since
         # its tail (digest, time) is what tells two uploads apart.
         st.text(_run_name(run, file), help=f"The open run ({choice.words}).")
-        # Two badges, two questions: how the run ended, and whether the file
-        # carries what the views need. One "healthy" badge answered the second
-        # and read as the first beside "1 failed".
-        # The two badges wrap as one: split over two lines they read as unrelated.
+        # Two chips, two questions: how the run ended, and whether the file is
+        # whole. One "healthy" badge answered the second and read as the first.
+        # They wrap as one: split over two lines they read as unrelated.
         with st.container(horizontal=True, gap="small", width="content",
                           key="lens-run-badges"):
-            outcome_badge(run_outcome(evidence, recording))
-            recording_badge(recording.complete, problems)
+            chip(screen.run_chip)
+            chip(screen.file_chip)
         st.caption(_figures_line(summary), width="content")
         labels_on_bar(choice)
         with st.popover("Run details", icon=":material/info:", key=RUN_DETAILS,
@@ -133,38 +140,75 @@ def _report_text(text: str) -> str:
     return visible(clipped)
 
 
-# An answer is green; an answer the framework had to rescue, or a run a budget
-# cut short, orange; every other ending (crashed, halted, contract unmet, did
-# not finish) red.
-OUTCOME_COLOURS = {ANSWERED: "green", ANSWERED_WITH_FALLBACK: "orange", CUT_SHORT: "orange"}
-OUTCOME_ICONS = {ANSWERED: ":material/check_circle:", ANSWERED_WITH_FALLBACK: ":material/warning:",
-                 CUT_SHORT: ":material/warning:"}
+# ─── the answer, first ─────────────────────────────────────────────────
+
+OUTCOME_CHARS = 104  # of the outcome's sentence: one line at 1280 px; the whole is in Run details
+CAUSE_HEIGHT = 92  # px: two lines of headline and the button
+CAUSE_CHARS = 50  # of a cause's headline: two lines of a third of the page at 1280 px
+CHIP_ICONS = {"green": ":material/check_circle:", "orange": ":material/warning:",
+              "red": ":material/error:", "gray": ":material/info:"}
+TOP_CAUSE_BUTTON = "lens.top_cause"  # + ".0", ".1", ...
 
 
-def outcome_badge(outcome: RunOutcome) -> None:
-    """How the run ended, its kind in app words (lens.evidence.outcome); the
-    headline and detail may quote the recording, so they are in Run details as
-    plain text, not in the badge's Markdown."""
-    st.badge(f"run {outcome.kind}", icon=OUTCOME_ICONS.get(outcome.kind, ":material/error:"),
-             color=OUTCOME_COLOURS.get(outcome.kind, "red"),
-             help="How the run ended, from the framework's own verdicts and the recorded "
-                  "answer; what it rests on is in Run details.")
+def first_screen_of(run: LoadedRun, profile: str) -> FirstScreen:
+    """What the first screen says of the run. The causes are linked into the
+    root's step list, as ``footprint-lens causes`` links them, so both name
+    the same step."""
+    links = EvidenceLinks(run, profile, ROOT)
+    problems = _health(run, run.views(profile).projection)
+    return first_screen(run_ending(run.run), likely_causes_of(run, profile, ROOT, links),
+                        links.scoped.place, run.run.recording.complete, len(problems))
 
 
-def recording_badge(complete: bool | None, problems: list[str]) -> None:
-    """Whether the file carries what the views need: the recording's health, not the run's."""
-    if complete is False:
-        label = "recording incomplete"
-    elif problems:
-        label = f"recording: {len(problems)} gap(s)"
+def answer_first(screen: FirstScreen) -> None:
+    """Under the run bar: the outcome's sentence, then the top likely causes,
+    each with a button that moves the slider to its step and scrolls there."""
+    with st.container(key="lens-answer-first"):
+        with st.container(key="lens-outcome-sentence"):
+            # Plain text: the sentence quotes the recording (an error, the answer).
+            st.text(one_line(screen.sentence, OUTCOME_CHARS))
+        if not screen.causes:
+            st.text("No likely cause was found: no failed tool, provider error, rejected "
+                    "route, framework verdict or cut context is recorded.")
+            return
+        # One column a cause, side by side, and no gap inside one: stacked,
+        # three causes took the height the workspace needs on a laptop screen.
+        more = (f" All {len(screen.causes) + screen.more_causes} likely causes are in the "
+                "Backtrack view." if screen.more_causes else "")
+        for number, (column, cause) in enumerate(zip(st.columns(TOP_CAUSES), screen.causes)):
+            # A fixed height: the workspace under the causes starts at the same
+            # place whatever their length (a longer one scrolls in its box).
+            with column, st.container(key=f"lens-top-cause-{number}", gap=None,
+                                      height=CAUSE_HEIGHT, border=False):
+                _top_cause(cause, number, more)
+
+
+def chip(shown: Chip) -> None:
+    st.badge(shown.label, icon=CHIP_ICONS.get(shown.colour), color=shown.colour,
+             help=shown.help)
+
+
+def _top_cause(cause: TopCause, number: int, more: str) -> None:
+    # The button first: where a long headline is cut by the box, its step is not.
+    if cause.place is None:
+        st.text(("✖ " if cause.is_error else "⚠ ") + cause.where)
     else:
-        st.badge("recording complete", icon=":material/check_circle:", color="green",
-                 help="The recording carries what these views need. This says nothing of "
-                      "how the run went: see the badge before it.")
-        return
-    st.badge(label, icon=":material/warning:", color="orange",
-             help="What this recording does not carry or this projection cannot show; "
-                  "listed in Run details.")
+        # A button's label is Markdown: the scope's name in it is escaped.
+        st.button(markdown_literal(cause.where), key=f"{TOP_CAUSE_BUTTON}.{number}",
+                  icon=":material/error:" if cause.is_error else ":material/warning:",
+                  on_click=go_to_step,
+                  args=(cause.place.path, cause.place.index),
+                  help=f"{cause.kind.capitalize()}: move the slider to its step.{more}")
+    # The headline is recording text: st.text, never Markdown.
+    st.text(one_line(cause.headline, CAUSE_CHARS))
+
+
+def go_to_step(path: tuple[str, ...], index: int) -> None:
+    """A button's callback: show step ``index`` of scope ``path`` in the Steps
+    view, and scroll the page to it."""
+    session.move_to(path, index)
+    st.session_state[session.TAB] = session.STEPS_TAB
+    session.ask_to_scroll_to_step()
 
 
 def _figures_line(summary: RunSummary) -> str:

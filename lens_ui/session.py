@@ -39,6 +39,7 @@ PENDING_PLACE = "lens.pending_place"  # a place to find again in another project
 MISSING_UPLOAD = "lens.missing_upload"  # digest a link named that the server no longer has
 STARTED = "lens.started"
 TAB = "lens.tab"  # which tab of the run view is open
+SCROLL_TO_STEP = "lens.scroll_to_step"  # True: a link moved the slider; show the step panel
 STEPS_TAB, ROUTE_TAB, BACKTRACK_TAB, SEARCH_TAB = "Steps", "Why this skill?", "Backtrack", "Search"
 TIMELINE_TAB = "Timeline"
 # Widget state that describes one run (what was searched, the filters on the raw
@@ -201,6 +202,17 @@ def move_to(path: tuple[str, ...], index: int) -> None:
     if tuple(path) != current_drill():
         drill_to(tuple(path))
     st.session_state[STEP] = index
+
+
+def ask_to_scroll_to_step() -> None:
+    """A link moved the slider (a cause, a search hit, an event): the next
+    run of the Steps view scrolls the page to the step panel, once."""
+    st.session_state[SCROLL_TO_STEP] = True
+
+
+def take_scroll_request() -> bool:
+    """Whether a link asked to scroll to the step panel since the last time (and forget it)."""
+    return bool(st.session_state.pop(SCROLL_TO_STEP, False))
 
 
 def remember_position() -> None:

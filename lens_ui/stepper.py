@@ -13,6 +13,7 @@ import hashlib
 
 import pyarrow as pa
 import streamlit as st
+import streamlit.components.v1 as components
 from streamlit.delta_generator import DeltaGenerator
 
 from lens.diagram_chart import DIAGRAM_SPEC, DRILL_PARAM, DiagramChart
@@ -37,10 +38,24 @@ VIEWS = (STEPS_TAB, TIMELINE_TAB, ROUTE_TAB, BACKTRACK_TAB, SEARCH_TAB)
 GENERATION = "lens.selection_generation"  # bumped after a handled click: fresh widget keys
 MAX_CHILD_BUTTONS = 8
 # Sized so the controls, the step, its headline and the diagram fit a 1280×720 or
-# 1024×768 screen, and the whole pane too (at 1280×720 it starts at y≈395): the
-# detail pane scrolls within its height.
-DETAIL_HEIGHT = 312
+# 1024×768 screen under the run bar and the answer, and the whole pane too (at
+# 1280×720 it starts at y≈465, under the top causes): the detail pane scrolls
+# within its height.
+DETAIL_HEIGHT = 236
 PREVIOUS_KEY, NEXT_KEY = "P", "N"
+STEP_PANEL = "lens-scope-row"  # the container the step panel starts with: where a link scrolls
+# Scrolls the page to the step panel once it is drawn (the link's rerun may
+# draw it after this frame starts). Fixed text: nothing from the recording,
+# run in a frame of its own (st.components), so the page itself runs no script.
+SCROLL_TO_STEP_PANEL = f"""<script>
+let tries = 40;
+const scroll = () => {{
+  const panel = window.parent.document.querySelector('.st-key-{STEP_PANEL}');
+  if (panel) {{ panel.scrollIntoView({{block: 'start'}}); return; }}
+  if (--tries > 0) setTimeout(scroll, 50);
+}};
+scroll();
+</script>"""
 
 
 @st.fragment
@@ -127,7 +142,7 @@ def _breadcrumb_and_switch(top: DeltaGenerator, scopes: ScopeIndex, scope: Scope
     # the user is. The breadcrumb is as wide as its content, so where the row is too narrow
     # (a narrow screen, a deep drill) it moves whole onto a row of its own.
     with top, st.container(horizontal=True, vertical_alignment="center", gap="medium",
-                           key="lens-scope-row"):
+                           key=STEP_PANEL):
         view_switch("View", VIEWS, TAB)
         _breadcrumb(scopes, scope)
 
@@ -215,6 +230,9 @@ def _steps(run: LoadedRun, profile: str, scopes: ScopeIndex, scope: Scope, index
         detail_pane(run, steps, index, view.detail, key=f"{slider_key}.{index}",
                     height=DETAIL_HEIGHT, on_navigate=lambda target: _go_to(target, slider_key),
                     said_here=view.said_here)
+    if session.take_scroll_request():
+        # Last, so its frame's room is taken under the workspace, not inside it.
+        components.html(SCROLL_TO_STEP_PANEL, height=0)
 
 
 def draw_diagram(chart: DiagramChart, key: str) -> None:

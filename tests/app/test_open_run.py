@@ -115,8 +115,8 @@ def test_the_run_bar_says_the_run_crashed_apart_from_the_recording_being_incompl
     at.file_uploader(key="lens.uploader").set_value(
         ("crash.json", corpus_bytes("crash-provider-error-envelope"), "application/json")).run()
     badges = [m.value for m in at.markdown if "badge[" in m.value]
-    assert any("run crashed" in b for b in badges), badges
-    assert any("recording incomplete" in b for b in badges), badges
+    assert any("Run: crashed" in b for b in badges), badges
+    assert any("File: incomplete" in b for b in badges), badges
     assert not any("healthy" in b for b in badges)
     open_run_details(at)
     assert any(c.value == "How the run ended: crashed." for c in at.caption)
@@ -125,16 +125,17 @@ def test_the_run_bar_says_the_run_crashed_apart_from_the_recording_being_incompl
 def test_the_run_bar_says_a_family_run_ended_halted_or_with_a_fallback(app):
     import gzip
     from family_files import family_recording
-    for case, ending in (("payments-permission-halt", "run halted by a permission check"),
+    for case, ending in (("payments-permission-halt", "a permission check halted it"),
                          ("returns-bot-canned-after-provider-outage",
-                          "run answered with a fallback")):
+                          "Run: answered with a fallback")):
         data = gzip.decompress(family_recording(case).read_bytes())
         at = app.run()
         at.file_uploader(key="lens.uploader").set_value((f"{case}.json", data,
                                                           "application/json")).run()
         no_exception(at)
-        badges = [m.value for m in at.markdown if "badge[" in m.value]
-        assert any(ending in b for b in badges), (case, badges)
+        # Said by the run chip or the outcome's sentence beside it.
+        said = [m.value for m in at.markdown if "badge[" in m.value] + [t.value for t in at.text]
+        assert any(ending in b for b in said), (case, said)
 
 
 def test_the_health_line_names_several_runs_and_lean_mode(app):

@@ -51,10 +51,11 @@ def test_the_run_bar_names_the_run_and_its_health_with_details_in_a_popover(app)
     no_exception(at)
     assert any(t.value == REFUND for t in at.text)
     # st.badge is drawn as a Markdown badge directive written by the app.
-    # Two badges: how the run ended, and whether the recording is whole.
+    # Two badges, each saying what it is about: how the run ended, and whether
+    # the file is whole.
     badges = [m.value for m in at.markdown if "badge[" in m.value]
-    assert any("run answered" in b for b in badges) and any("recording complete" in b
-                                                            for b in badges)
+    assert any("Run: answered" in b for b in badges) and any("File: complete, no gaps" in b
+                                                             for b in badges)
     # The details (run facts, health, figures) are in the popover, one click away,
     # and drawn only while it is open.
     popovers = at.get("popover")
