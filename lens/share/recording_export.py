@@ -286,22 +286,79 @@ def _redact_zip(data: bytes, redactor: Redactor) -> tuple[bytes, Report, list[st
             parts.append((member, "text", text, None))
         else:
             parts.append((member, "json", document, JsonStyle.of(text)))
+    # The zip's own texts: its comment and each member's. Extra fields are binary
+    # (times, owners, or anything a tool put there): not looked into, so not kept.
+    comments, notes = _zip_comments(archive, members)
+    extras = sum(1 for member in members if member.extra)
     # One plan over every member: the same value has the same mask in all of them.
-    plan = redactor.plan([value for _, what, value, _ in parts if what != "dir"])
-    if not plan.masks:
+    names = [member.filename for member in members]  # a conversation's file is named by its id
+    plan = redactor.plan([value for _, what, value, _ in parts if what != "dir"]
+                         + [comments, names])
+    if not plan.masks and not extras and not notes:
         return data, plan.report(Counter()), [], plan
+    if extras:
+        notes.append(f"the extra fields of {extras} zip member{'' if extras == 1 else 's'} "
+                     "were left out (binary data redaction cannot look into)")
+    masked_comments, report = plan.apply(comments, root=False)
+    places: Counter = Counter(report.places)
+    masked_names, report = plan.apply(names, root=False)
+    places.update(report.places)
+    masked_names = _distinct(masked_names)
     out = io.BytesIO()
-    places: Counter = Counter()
     with zipfile.ZipFile(out, "w") as written:
-        for member, what, value, style in parts:
+        written.comment = masked_comments[0].encode("utf-8")
+        for (member, what, value, style), name, comment in zip(parts, masked_names,
+                                                                masked_comments[1:]):
+            info = _fresh_info(member, name, comment)
             if what == "dir":
-                written.writestr(member, b"")
+                written.writestr(info, b"")
                 continue
             redacted, report = plan.apply(value)
             places.update(report.places)
             body = style.dumps(redacted) if style is not None else redacted
-            written.writestr(member, _utf8_bytes(body))
-    return out.getvalue(), plan.report(places), [], plan
+            written.writestr(info, _utf8_bytes(body))
+    return out.getvalue(), plan.report(places), notes, plan
+
+
+def _zip_comments(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo]
+                  ) -> tuple[list[str], list[str]]:
+    """The zip's comment then each member's, as text; one that is not UTF-8
+    cannot be looked into and is left out (said in the notes)."""
+    texts: list[str] = []
+    unreadable = 0
+    for raw in [archive.comment, *(member.comment for member in members)]:
+        try:
+            texts.append(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            texts.append("")
+            unreadable += 1
+    notes = [f"{unreadable} zip comment{' was' if unreadable == 1 else 's were'} not UTF-8 "
+             "text, so could not be looked into, and left out"] if unreadable else []
+    return texts, notes
+
+
+def _distinct(names: list[str]) -> list[str]:
+    """Names masked alike made distinct again (a zip refuses two members of one name)."""
+    seen: set[str] = set()
+    out = []
+    for name in names:
+        while name in seen:
+            stem, dot, suffix = name.rpartition(".")
+            name = f"{stem}\u2032.{suffix}" if dot and "/" not in suffix else name + "\u2032"
+        seen.add(name)
+        out.append(name)
+    return out
+
+
+def _fresh_info(member: zipfile.ZipInfo, name: str, comment: str) -> zipfile.ZipInfo:
+    """A member's entry as written again: its (masked) name, time, method and
+    mode; its comment masked; no extra fields."""
+    info = zipfile.ZipInfo(name, member.date_time)
+    info.compress_type = member.compress_type
+    info.external_attr = member.external_attr
+    info.create_system = member.create_system
+    info.comment = comment.encode("utf-8")
+    return info
 
 
 # ─── Files ─────────────────────────────────────────────────────────────

@@ -34,7 +34,12 @@ store's recording text) is parsed and looked into, whatever its escapes
 URL) is decoded to look and masked in its encoded form; a value found in one
 place is masked wherever else it occurs (plain, percent-encoded or
 JSON-escaped), also as the cut-off start of a shortened summary (``Customer
-alice@ex…``); a card number written as a JSON number becomes its mask. Values
+alice@ex…``); a card number written as a JSON number becomes its mask. Text
+that was streamed is looked at whole: the chunks of one answer or reasoning
+(:mod:`lens.share.chunk_streams`) are joined, masked, and the masked whole is
+written back over them; base64 that decodes to text
+(:mod:`lens.share.base64_text`) is masked in what it says and written back as
+base64. Values
 that overlap are masked together, so no character of either stays. (Limits:
 a value of fewer than 4 or more than 8,192 characters, or past the first
 2,000 values of a run, is masked where it was found, not looked for again.)
@@ -44,7 +49,9 @@ place, pair and name steps. A mask there would not hide anything a person
 typed (they hold names and ids made by the program) but could unpair a tool
 call from its result or turn a known event type into an unknown one. They
 are: an event's ``type`` and ``meta`` (run id, stage id, subflow and
-composition paths, times) and its fields naming stages, subflows, branches,
+composition paths, times; but not the ids an application chooses,
+:data:`IDENTITY_FIELDS`, also in an envelope's ``run``: an e-mail as a session
+id is masked, with one mask everywhere) and its fields naming stages, subflows, branches,
 tools, tool-call ids, models, providers, slots and sources
 (:data:`EVENT_FIELDS`); the same names at the top of a typed event's payload
 (:data:`PAYLOAD_FIELDS`); an envelope's ``format``, ``producer``, ``run`` and
@@ -96,7 +103,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 from urllib.parse import quote, quote_plus, unquote, unquote_plus
 
+from lens.share.base64_text import Base64Run, base64_runs
+from lens.share.chunk_streams import ChunkStreams, chunk_of, joined
+from lens.share.chunk_streams import spread as spread_chunks
 from recorders.deep_parse import parsing
+from recorders.packed import is_packed_format
 
 KINDS = ("key", "email", "card", "phone", "ssn", "pattern")
 _SAID = {"ssn": "SSN"}  # how a kind is said to a person, when not as it is written
@@ -139,14 +150,19 @@ PAYLOAD_FIELDS = frozenset({
 ROOT_FIELDS = frozenset({"format", "producer", "run", "privacy", "version", "redaction",
                          "capturedAtMs", "meta", "header", "manifestVersion"})
 RECORDER_FIELDS = frozenset({"name", "id", "preferredOperation", "meta"})
+# Identifiers an application may fill with personal data (an e-mail as the session
+# id): in an event's ``meta`` and an envelope's ``run`` these are looked into as
+# text (the same value gets the same mask everywhere); the other fields there stay.
+IDENTITY_FIELDS = frozenset({"sessionId", "userId", "conversationId", "threadId",
+                             "customerId", "accountId", "tenantId"})
 STRUCTURE_FIELDS = frozenset({"id", "name", "type", "subflowId", "subflowName",
                               "localSubflowId", "isSubflowRoot", "stageId", "kind"})
 
 # Contexts of the walk: what a value is, which decides what of it is masked.
 _CONTENT, _STRUCTURAL, _EVENT, _PAYLOAD, _ROOT, _SNAPSHOT, _RECORDERS, _RECORDER, \
-    _STRUCTURE = range(9)
+    _STRUCTURE, _META = range(10)
 # Where an object's keys are field names of the format, not data.
-_NAMED_FIELDS = frozenset({_EVENT, _PAYLOAD, _ROOT, _SNAPSHOT, _RECORDER, _STRUCTURE})
+_NAMED_FIELDS = frozenset({_EVENT, _PAYLOAD, _ROOT, _SNAPSHOT, _RECORDER, _STRUCTURE, _META})
 
 
 def _is_event(value: dict) -> bool:
@@ -173,12 +189,18 @@ def _member_context(context: int, key: str) -> int:
     if context == _CONTENT:
         return _CONTENT
     if context == _EVENT:
+        if key == "meta":
+            return _META
         if key in EVENT_FIELDS:
             return _STRUCTURAL
         return _PAYLOAD if key == "payload" else _CONTENT
     if context == _PAYLOAD:
         return _STRUCTURAL if key in PAYLOAD_FIELDS else _CONTENT
+    if context == _META:
+        return _CONTENT if key in IDENTITY_FIELDS else _STRUCTURAL
     if context == _ROOT:
+        if key in ("run", "meta"):
+            return _META
         if key in ROOT_FIELDS:
             return _STRUCTURAL
         return {"recording": _ROOT, "snapshot": _SNAPSHOT,
@@ -438,6 +460,38 @@ def _cover(spans: Iterable[tuple]) -> list[list[tuple]]:
     return groups
 
 
+def _assembled(text: str, spans: list[tuple[int, int, Any, str]]
+               ) -> tuple[str, Counter | None]:
+    """``text`` with ``spans`` (start, end, kind or kinds, mask) masked, and how
+    many places of each kind; (text, None) when there is nothing to mask."""
+    if not spans:
+        return text, None
+    counts: Counter = Counter()
+    pieces = []
+    at = 0
+    for group in _cover(spans):
+        start, end = group[0][0], max(span[1] for span in group)
+        pieces.append(text[at:start])
+        # Values that overlap are masked together: no character of either stays.
+        pieces.append("".join(dict.fromkeys(span[3] for span in group)))
+        for span in group:
+            if span[2].__class__ is str:
+                counts[span[2]] += 1
+            else:
+                counts.update(span[2])
+        at = end
+    pieces.append(text[at:])
+    return "".join(pieces), counts
+
+
+def _packed_values(document: Any) -> list | None:
+    """A packed recording's table of shared values (None for any other document)."""
+    if document.__class__ is dict and is_packed_format(document.get("format")):
+        values = document.get("values")
+        return values if values.__class__ is list else None
+    return None
+
+
 # ─── User patterns ─────────────────────────────────────────────────────
 
 
@@ -579,8 +633,14 @@ class Plan:
 
     def __init__(self, spans: dict[str, list[tuple[int, int, str]]],
                  masks: dict[str, str], kinds: dict[str, str],
-                 nested: dict[str, tuple[Any, int]], elsewhere: Sequence[str]) -> None:
+                 nested: dict[str, tuple[Any, int]], elsewhere: Sequence[str],
+                 base64: dict[str, list[Base64Run]] | None = None) -> None:
         self._spans = spans        # text -> its findings (start, end, kind)
+        self._base64 = base64 or {}  # text -> its base64 runs that decode to text
+        # The streams of the document being rewritten (innermost last), and its
+        # packed values table (None when it is not packed).
+        self._stream_stack: list[ChunkStreams] = []
+        self._values: list | None = None
         self.masks = masks         # value -> mask, in order of first appearance
         self._kinds = kinds        # value -> kind
         self._nested = nested      # JSON text -> (its parsed value, its context)
@@ -610,8 +670,61 @@ class Plan:
         if not self.masks:  # nothing to mask: the document as it is
             return document, self.report(places)
         with parsing(_RECURSION_LIMIT):
-            result = self._rewrite(document, _ROOT if root else _CONTENT, places)
+            values = self._values
+            self._values = _packed_values(document)
+            try:
+                result = self._rewrite_with_streams(document, _ROOT if root else _CONTENT,
+                                                    places)
+            finally:
+                self._values = values
         return result, self.report(places)
+
+    def _rewrite_with_streams(self, document: Any, context: int, places: Counter) -> Any:
+        """:meth:`_rewrite` of one document, its streamed chunks then masked as
+        the texts they join into (a value split over chunks is masked too)."""
+        streams = ChunkStreams()
+        self._stream_stack.append(streams)
+        try:
+            result = self._rewrite(document, context, places)
+        finally:
+            self._stream_stack.pop()
+        if streams:
+            self._mask_streams(streams, places)
+        return result
+
+    def _mask_streams(self, streams: ChunkStreams, places: Counter) -> None:
+        """Each stream's chunks set from its joined text masked: what a chunk
+        alone would have masked is masked too."""
+        for chunks in streams.streams():
+            text = joined(chunks)
+            spans = self._found(text)
+            at = 0
+            for chunk in chunks:
+                spans += [(start + at, end + at, kind, mask)
+                          for start, end, kind, mask in self._found(chunk.text)]
+                at += len(chunk.text)
+            masked, counts = _assembled(text, spans)
+            if counts is not None:
+                places.update(counts)
+            nested = self._nested.get(text)
+            if nested is not None:
+                rewritten, counts = self._nested_json(masked, counts, *nested)
+                if rewritten != masked:  # written anew: the whole goes in the first chunk
+                    pieces = [rewritten] + [""] * (len(chunks) - 1)
+                    self._set_chunks(chunks, pieces)
+                    continue
+            if masked == text:
+                continue
+            groups = [(group[0][0], max(span[1] for span in group),
+                       "".join(dict.fromkeys(span[3] for span in group)))
+                      for group in _cover(spans)]
+            self._set_chunks(chunks, spread_chunks(text, [len(c.text) for c in chunks], groups))
+
+    @staticmethod
+    def _set_chunks(chunks: list, pieces: list[str]) -> None:
+        for chunk, piece in zip(chunks, pieces):
+            if chunk.holder is not None and piece != chunk.text:
+                chunk.holder["content"] = piece
 
     def report(self, places: Counter) -> Report:
         counts = Counter(self._kinds.values())
@@ -638,26 +751,9 @@ class Plan:
             if context == _STRUCTURAL:
                 return value
             context = _object_context(context, value)
-            keys_are_data = context not in _NAMED_FIELDS
-            out: dict = {}
-            for key, member in value.items():
-                inner = _member_context(context, key) if key.__class__ is str else _CONTENT
-                if member.__class__ is str:
-                    if inner == _STRUCTURAL:
-                        new = member
-                    elif inner == _CONTENT and member in self.masks and is_secret_name(key):
-                        new = self.masks[member]  # a secret by its name: all of it
-                        places[self._kinds[member]] += 1
-                    else:
-                        new = self._text(member, places)
-                else:
-                    new = self._rewrite(member, inner, places)
-                if keys_are_data and key.__class__ is str:
-                    key = self._text(key, places)
-                    while key in out:  # two keys masked alike: both kept
-                        key += "\u2032"
-                out[key] = new
-            return out
+            chunk = (chunk_of(value, self._values) if self._stream_stack
+                     and value.get("type").__class__ is str else None)
+            return self._rewrite_dict(value, context, places, chunk)
         if kind is list:
             if context == _STRUCTURAL:
                 return value
@@ -671,6 +767,38 @@ class Plan:
                 return self.masks[text]
         return value
 
+    def _rewrite_dict(self, value: dict, context: int, places: Counter,
+                      chunk: tuple | None = None, raw_key: str | None = None) -> dict:
+        """An object rewritten. ``chunk``: the object is a streamed chunk (its
+        stream key, index and text), whose payload's content is left for
+        :meth:`_mask_streams`; ``raw_key``: the member copied as it is (that content)."""
+        keys_are_data = context not in _NAMED_FIELDS
+        out: dict = {}
+        for key, member in value.items():
+            inner = _member_context(context, key) if key.__class__ is str else _CONTENT
+            if key == raw_key:
+                new = member
+            elif chunk is not None and key == "payload" and member.__class__ is dict:
+                new = self._rewrite_dict(member, _object_context(inner, member), places,
+                                         raw_key="content")
+                self._stream_stack[-1].add(chunk[0], chunk[1], chunk[2], new)
+            elif member.__class__ is str:
+                if inner == _STRUCTURAL:
+                    new = member
+                elif inner == _CONTENT and member in self.masks and is_secret_name(key):
+                    new = self.masks[member]  # a secret by its name: all of it
+                    places[self._kinds[member]] += 1
+                else:
+                    new = self._text(member, places)
+            else:
+                new = self._rewrite(member, inner, places)
+            if keys_are_data and key.__class__ is str:
+                key = self._text(key, places)
+                while key in out:  # two keys masked alike: both kept
+                    key += "\u2032"
+            out[key] = new
+        return out
+
     def _text(self, text: str, places: Counter) -> str:
         done = self._memo.get(text)
         if done is None:
@@ -680,6 +808,15 @@ class Plan:
         return done[0]
 
     def _mask(self, text: str) -> tuple[str, Counter | None]:
+        masked, counts = _assembled(text, self._found(text))
+        nested = self._nested.get(text)
+        if nested is not None:
+            masked, counts = self._nested_json(masked, counts, *nested)
+        return masked, counts
+
+    def _found(self, text: str) -> list[tuple[int, int, Any, str]]:
+        """What of ``text`` is masked: (start, end, kind, mask); for a base64 run
+        whose decoded text is masked, its kinds (a Counter) and the masked text's base64."""
         spans = [(start, end, kind, self._value_mask(text[start:end]))
                  for start, end, kind in self._spans.get(text, ())]
         for pattern in (self._elsewhere, self._escaped if "\\" in text else None):
@@ -696,25 +833,16 @@ class Plan:
                 spans.append((start, end, self._kinds[value], self.masks[value]))
         if self._cut_values and ("\u2026" in text or "..." in text):
             spans += self._cut_spans(text, spans)
-        if not spans:
-            masked, counts = text, None
-        else:
-            counts = Counter()
-            pieces = []
-            at = 0
-            for group in _cover(spans):
-                start, end = group[0][0], max(span[1] for span in group)
-                pieces.append(text[at:start])
-                # Values that overlap are masked together: no character of either stays.
-                pieces.append("".join(dict.fromkeys(span[3] for span in group)))
-                counts.update(span[2] for span in group)
-                at = end
-            pieces.append(text[at:])
-            masked = "".join(pieces)
-        nested = self._nested.get(text)
-        if nested is not None:
-            masked, counts = self._nested_json(masked, counts, *nested)
-        return masked, counts
+        runs = self._base64.get(text)
+        if runs:
+            for run in runs:
+                if any(span[0] < run.end and run.start < span[1] for span in spans):
+                    continue  # masked as it stands (a key, a Bearer credential)
+                kinds: Counter = Counter()
+                decoded = self._text(run.decoded, kinds)
+                if decoded != run.decoded:
+                    spans.append((run.start, run.end, kinds, run.encoded(decoded)))
+        return spans
 
     def _value_of(self, found: str) -> str:
         """The value a found form stands for: itself, percent-encoded or JSON-escaped."""
@@ -764,7 +892,12 @@ class Plan:
         """JSON text: masked as text when that masks all its parsed values would;
         otherwise (an escaped value, a mask across its syntax) written anew from them."""
         inner: Counter = Counter()
-        rewritten = self._rewrite(parsed, context, inner)
+        values = self._values
+        self._values = _packed_values(parsed)
+        try:
+            rewritten = self._rewrite_with_streams(parsed, context, inner)
+        finally:
+            self._values = values
         try:
             same = json.loads(masked) == rewritten
         except (ValueError, RecursionError):
@@ -845,7 +978,7 @@ class Redactor:
         scan = _Scan()
         with parsing(_RECURSION_LIMIT):
             for document in documents:
-                scan.walk(document, _ROOT if root else _CONTENT)
+                scan.document(document, _ROOT if root else _CONTENT)
         texts = list(scan.texts)
         found: dict[str, list[tuple[int, int, str, bool]]] = {}
         if self.builtin:
@@ -893,7 +1026,7 @@ class Redactor:
             elsewhere = list(masks)
         else:
             elsewhere = list(dict.fromkeys([*by_context, *masks]))[:ELSEWHERE_LIMIT]
-        return Plan(spans_of, masks, kinds, scan.nested, elsewhere)
+        return Plan(spans_of, masks, kinds, scan.nested, elsewhere, scan.base64)
 
     def redact(self, document: Any) -> tuple[Any, Report]:
         """A redacted copy of one whole document, and what was masked."""
@@ -935,6 +1068,21 @@ class _Scan:
         self.decoded_only: set[str] = set()
         self.forced: dict[str, str] = {}
         self.nested: dict[str, tuple[Any, int]] = {}
+        self.base64: dict[str, list[Base64Run]] = {}
+        self._streams = ChunkStreams()
+        self._values: list | None = None
+
+    def document(self, document: Any, context: int) -> None:
+        """Walk one document, then look at each of its streams as one text."""
+        streams, values = self._streams, self._values
+        self._streams, self._values = ChunkStreams(), _packed_values(document)
+        try:
+            self.walk(document, context)
+            for chunks in self._streams.streams():
+                if len(chunks) > 1:
+                    self.text(joined(chunks))
+        finally:
+            self._streams, self._values = streams, values
 
     def walk(self, value: Any, context: int) -> None:
         # Strings are most of a run and repeat (histories are copied into every
@@ -948,6 +1096,10 @@ class _Scan:
             if context == _STRUCTURAL:
                 return
             context = _object_context(context, value)
+            if value.get("type").__class__ is str:
+                chunk = chunk_of(value, self._values)
+                if chunk is not None:
+                    self._streams.add(*chunk)
             keys_are_data = context not in _NAMED_FIELDS
             for key, member in value.items():
                 if key.__class__ is not str:
@@ -994,7 +1146,7 @@ class _Scan:
             if isinstance(parsed, (dict, list)):
                 context = _ROOT if _is_nested_run(parsed) else _CONTENT
                 self.nested[text] = (parsed, context)
-                self.walk(parsed, context)
+                self.document(parsed, context)
         decodings = []
         if "\\" in text:
             decodings.append(json_unescaped(text))
@@ -1005,3 +1157,9 @@ class _Scan:
                 if decoded != text and decoded not in self.texts:
                     self.text(decoded)
                     self.decoded_only.add(decoded)
+        runs = base64_runs(text)
+        if runs:
+            # Masked where they stand, as base64 of the masked text: looked into as texts.
+            self.base64[text] = runs
+            for run in runs:
+                self.text(run.decoded)
