@@ -101,6 +101,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="mask keys, e-mail addresses, card and phone numbers (see README)")
     export.add_argument("--redact-pattern", action="append", default=[], metavar="REGEX",
                         help="also mask what this expression matches (repeatable)")
+    export.add_argument("--redact-patterns", metavar="FILE",
+                        help="a file of such patterns, one a line; blank lines and lines "
+                             "starting with # are skipped")
 
     nearest = actions.add_parser("nearest", help="the nearest run of the same agent without "
                                                  "a failing run's cause")
@@ -276,6 +279,8 @@ def _label(args: argparse.Namespace) -> Any:
             raise ArchiveError(f"{args.file!r} is not a run of the index {db} (index the folder "
                                "first, or check the path)")
         sha = found[0]
+        if step is not None and args.add is not None:
+            _check_step(args.dir, args.file, sha, step, args.step)
         if args.add is not None:
             store.add(sha, args.add, file=args.file, note=args.note, step=step)
         elif not store.remove(sha, args.remove, step=step):
@@ -284,6 +289,39 @@ def _label(args: argparse.Namespace) -> Any:
         current, earlier = store.labels_of_file(args.file, sha)
     return {"file": args.file, "sha256": sha, "labels": _label_rows(current),
             "earlierContent": _label_rows(earlier)}
+
+
+def _check_step(folder: str, file: str, sha256: str, step: Any, shown: str) -> None:
+    """ArchiveError unless the run file (as indexed) has the step: its scope on the
+    run page (the lens view) and a number within that scope's steps."""
+    import hashlib
+
+    from archive.beneath import NotReadable, read_beneath
+    from archive.limits import file_limits
+    from lens.run import open_run
+    from recorders.errors import RecordingError
+
+    try:
+        data = read_beneath(folder, file, file_limits().max_expanded_bytes).data
+    except (NotReadable, OSError) as error:
+        raise ArchiveError(f"--step {shown!r}: cannot read {file!r} to check the step "
+                           f"({error})") from None
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise ArchiveError(f"{file!r} changed since it was indexed; re-index the folder "
+                           "before labelling one of its steps")
+    try:
+        scopes = open_run(data).scopes("lens")
+    except RecordingError as error:
+        raise ArchiveError(f"--step {shown!r}: {file!r} cannot be opened ({error})") from None
+    scope = scopes.get(tuple(step.path))
+    if scope is None:
+        raise ArchiveError(f"--step {shown!r}: the run has no scope "
+                           f"{'/'.join(step.path)!r} (its scopes are named on the run page, "
+                           "e.g. __root__)")
+    count = len(scope.steps)
+    if step.index >= count:
+        raise ArchiveError(f"--step {shown!r}: that scope has {count} "
+                           f"step{'' if count == 1 else 's'}; number one from 1 to {count}")
 
 
 def _label_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -299,11 +337,12 @@ def _export(args: argparse.Namespace) -> Any:
     from archive.dataset import dataset_lines, redact_lines, write_jsonl
 
     redactor = None
-    if args.redact or args.redact_pattern:
-        from lens.share.redaction import RedactionError, Redactor
+    if args.redact or args.redact_pattern or args.redact_patterns:
+        from lens.share.redaction import RedactionError, Redactor, patterns_of
 
         try:
-            redactor = Redactor(patterns=args.redact_pattern, builtin=args.redact)
+            patterns = patterns_of(args.redact_pattern, args.redact_patterns)
+            redactor = Redactor(patterns=patterns, builtin=args.redact)
         except RedactionError as error:
             raise UsageError(str(error)) from None
     limits = query_limits(args)

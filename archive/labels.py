@@ -243,7 +243,9 @@ def parse_step(text: str) -> StepRef:
     from recorders.values import decode_path
 
     path, colon, number = text.rpartition(":")
-    if not colon or not path or not number.isdigit() or int(number) < 1:
+    # ASCII digits only: str.isdigit takes "٣" and "³", which int() reads or refuses.
+    if (not colon or not path or not (number.isascii() and number.isdigit())
+            or int(number) < 1):
         raise ArchiveError(f"--step: expected PATH:N with N from 1, e.g. __root__:3; "
                            f"got {text!r}")
     return StepRef(decode_path(path), int(number) - 1)

@@ -10,7 +10,9 @@ A file is one of three things (:class:`FileOutcome.status`):
 
 - ``run``: read, with its rows;
 - ``unreadable``: it looks like a run (or cannot even be parsed) and the loader
-  refused it; ``problem`` is the loader's one-line reason;
+  refused it; ``problem`` is the loader's one-line reason. A file looks like a
+  run when its ``format`` (or its header's) names an agentfootprint format, or
+  it has a recording's, audit bundle's, Trace's or artifact entry's shape;
 - ``not-a-run``: well-formed JSON that is not a recording (a manifest, a
   package file): skipped quietly.
 """
@@ -402,9 +404,22 @@ def _looks_like_a_run(data: bytes) -> bool:
     if isinstance(document, list):
         return bool(document) and all(isinstance(e, dict) and "type" in e for e in document[:5])
     if isinstance(document, dict):
-        return (document.get("format") == ENVELOPE_FORMAT or "recording" in document
-                or "snapshot" in document or "events" in document)
+        from recorders.audit import is_audit_document
+        from recorders.file_kinds import is_artifact, is_trace
+
+        fmt = document.get("format")
+        header = document.get("header")
+        return ((isinstance(fmt, str) and fmt.startswith(_AGENTFOOTPRINT_FORMATS))
+                or (isinstance(header, dict) and isinstance(header.get("format"), str)
+                    and header["format"].startswith(_AGENTFOOTPRINT_FORMATS))
+                or "recording" in document or "snapshot" in document or "events" in document
+                or is_audit_document(document) or is_trace(document) or is_artifact(document))
     return False
+
+
+# Every format agentfootprint names for a run's file (recording, envelope, packed,
+# audit bundle) starts so: a file that says it is one and cannot be read is reported.
+_AGENTFOOTPRINT_FORMATS = "agentfootprint."
 
 
 # ─── small readers ─────────────────────────────────────────────────────

@@ -87,17 +87,10 @@ def add_redaction_arguments(parser: argparse.ArgumentParser) -> None:
 def redactor_from_args(args: argparse.Namespace) -> Redactor | None:
     """The redactor the options ask for, or None when they ask for none
     (UsageError for an invalid pattern or an unreadable pattern file)."""
-    from lens.share.redaction import Redactor, RedactionError, compile_pattern, read_pattern_lines
+    from lens.share.redaction import Redactor, RedactionError, patterns_of
 
-    patterns = list(args.redact_pattern)
     try:
-        if args.redact_patterns:
-            for number, pattern in read_pattern_lines(args.redact_patterns):
-                try:
-                    compile_pattern(pattern)
-                except RedactionError as exc:
-                    raise RedactionError(f"{args.redact_patterns} line {number}: {exc}") from None
-                patterns.append(pattern)
+        patterns = patterns_of(args.redact_pattern, args.redact_patterns)
         if not args.redact and not patterns:
             return None
         return Redactor(patterns=patterns, builtin=args.redact)

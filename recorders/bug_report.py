@@ -12,7 +12,7 @@ A zip is checked as gzip is (``recorders/loading.py``), before anything is
 inflated: every entry's name (no ``..``, no absolute path or drive letter, no
 backslash, no duplicate: refused by name, as agentfootprint's own writer
 refuses them), its declared size and the sum of them against the bound, and
-its compression ratio. Inflating never produces more than an entry declares
+its compression ratio and the whole zip's. Inflating never produces more than an entry declares
 (``zipfile`` stops there and the checksum then fails). agentfootprint writes
 store-only zips, so a real report has a ratio of 1.
 
@@ -132,7 +132,7 @@ def checked_entries(data: bytes, limit: int) -> list[zipfile.ZipInfo]:
     if len(entries) > MAX_ENTRIES:
         raise _too_many(len(entries))
     seen: set[str] = set()
-    total = 0
+    total = compressed = 0
     for info in entries:
         name = info.filename
         shown = shown_text(name, quoted=True, limit=80)
@@ -158,10 +158,18 @@ def checked_entries(data: bytes, limit: int) -> list[zipfile.ZipInfo]:
                 f" times ({info.compress_size:,} bytes to {info.file_size:,}): a zip bomb's "
                 f"ratio (a real report is stored, 1:1); refused before inflating it")
         total += info.file_size
+        compressed += info.compress_size
         if total > limit:
             raise RecordingError(f"the zip's entries expand to more than "
                                  f"{limit / 1024**2:,.0f} MiB in all, beyond the limit; "
                                  "refused before inflating them")
+    # Many entries each under the floor inflate as much as one large one: the
+    # ratio of the whole is checked too.
+    if total > RATIO_FLOOR_BYTES and total > MAX_RATIO * max(compressed, 1):
+        raise RecordingError(
+            f"the zip's {len(entries):,} entries expand {total / max(compressed, 1):,.0f} times "
+            f"in all ({compressed:,} bytes to {total:,}): a zip bomb's ratio (a real report "
+            "is stored, 1:1); refused before inflating them")
     return entries
 
 

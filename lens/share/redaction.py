@@ -94,6 +94,7 @@ import json
 import os
 import re
 import selectors
+import stat
 import subprocess
 import sys
 import tempfile
@@ -521,18 +522,50 @@ def read_pattern_file(path: str) -> list[str]:
     return [pattern for _, pattern in read_pattern_lines(path)]
 
 
+# A pattern file is a person's list of expressions: a few KB. Past this it is not one
+# (``/dev/zero``, a run file given by mistake), and reading it whole would be unbounded.
+MAX_PATTERN_FILE_BYTES = 1024 * 1024
+
+
 def read_pattern_lines(path: str) -> list[tuple[int, str]]:
-    """:func:`read_pattern_file`'s patterns with their line numbers (from 1)."""
+    """:func:`read_pattern_file`'s patterns with their line numbers (from 1).
+    RedactionError (one line) for a file that is not a regular file (a FIFO
+    is not waited on, a device not read) or is over MAX_PATTERN_FILE_BYTES."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open(descriptor, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise RedactionError(f"cannot read the pattern file {path!r}: not a regular "
+                                     "file (a folder, a pipe or a device)")
+            data = handle.read(MAX_PATTERN_FILE_BYTES + 1)
     except OSError as exc:
         raise RedactionError(f"cannot read the pattern file {path!r}: "
                              f"{exc.strerror or exc}") from None
+    except ValueError as exc:  # a NUL byte in the name
+        raise RedactionError(f"cannot read the pattern file {path!r}: {exc}") from None
+    if len(data) > MAX_PATTERN_FILE_BYTES:
+        raise RedactionError(f"the pattern file {path!r} is over "
+                             f"{MAX_PATTERN_FILE_BYTES // 1024:,} KB: not a list of patterns")
+    try:
+        lines = data.decode("utf-8").splitlines()
     except UnicodeDecodeError:
         raise RedactionError(f"the pattern file {path!r} is not UTF-8 text") from None
     return [(number, line) for number, line in enumerate(lines, 1)
             if line.strip() and not line.lstrip().startswith("#")]
+
+
+def patterns_of(given: Sequence[str], pattern_file: str | None) -> list[str]:
+    """The patterns given one by one, then those of ``pattern_file`` (RedactionError
+    naming the file's line of an unusable one)."""
+    patterns = list(given)
+    if pattern_file:
+        for number, pattern in read_pattern_lines(pattern_file):
+            try:
+                compile_pattern(pattern)
+            except RedactionError as exc:
+                raise RedactionError(f"{pattern_file} line {number}: {exc}") from None
+            patterns.append(pattern)
+    return patterns
 
 
 _WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pattern_worker.py")
