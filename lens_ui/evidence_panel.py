@@ -171,8 +171,9 @@ def render_causes(causes: Sequence[LikelyCause], on_navigate: Navigate, *,
                   steps: Sequence[Any] | None = None, key: str = "evidence-causes",
                   step_label: StepLabel | None = None, max_shown: int = 20,
                   notes: Sequence[str] = ()) -> None:
-    """The likely causes, most likely first: a coloured kind, the recording's
-    names and error text as plain text, and a button to the step. ``notes``
+    """The likely causes, most likely first: the headline in a coloured box, why as
+    plain text, what was recorded (kind and payload) one click down, and a button
+    to the step. ``notes``
     (the integrity ledger's line, what the recording cannot hold) lead, as text."""
     steps = steps if steps is not None else []
     st.subheader("Likely causes")
@@ -186,14 +187,17 @@ def render_causes(causes: Sequence[LikelyCause], on_navigate: Navigate, *,
                "the step that shows it.")
     for n, cause in enumerate(causes[:max_shown]):
         with st.container(border=True, key=f"{key}-{n}"):
+            # The headline leads, in words; what was recorded (its kind, which for a
+            # framework verdict is the event's type, and the payload) is one click down.
             alert = st.error if cause.is_error else st.warning
-            alert(cause.kind.capitalize(), icon=":material/error:" if cause.is_error
+            alert(markdown_literal(cause.headline), icon=":material/error:" if cause.is_error
                   else ":material/warning:")
-            st.text(cause.headline)
             st.text(cause.why)
-            if cause.detail is not None:
-                st.code(display_text(cause.detail.full, PREVIEW_IN_LISTS).text,
-                        language=None, wrap_lines=True)
+            with st.expander("What was recorded"):
+                st.text(f"Kind: {cause.kind}")
+                if cause.detail is not None:
+                    st.code(display_text(cause.detail.full, PREVIEW_IN_LISTS).text,
+                            language=None, wrap_lines=True)
             _nav_button(cause.nav, on_navigate, f"{key}-go-{n}", steps, "Go to step",
                         step_label=step_label)
     if len(causes) > max_shown:

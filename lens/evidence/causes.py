@@ -44,6 +44,8 @@ from recorders.evidence.records import BY_FINAL_ANSWER, BY_LAST_CALL, CONSUMER_S
 from recorders.gaps import Gap
 from recorders.route_recorder import RouteHop, RouteTrip, format_route_hop
 from lens.evidence.nav import Nav, call_title, nav_for_call, nav_for_tool
+from lens.evidence.plain_headlines import finding_headline
+from lens.wording import plural, quoted
 from lens.route_view import hop_step_index, trip_marks
 from lens.text import DisplayText, display_text, format_ms, one_line
 
@@ -56,8 +58,6 @@ NAME_CHARS = 60
 # A framework finding's own words: each explaining field is cut to this many
 # characters in its cause's why (the whole payload is the cause's detail).
 WORD_CHARS = 240
-HEADLINE_WORD_CHARS = 100
-HEADLINE_WORDS = 2
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,8 @@ def _tool_failures(index: EvidenceIndex, step_map: StepMap | None,
         if tool.failed:
             took = f" after {format_ms(tool.duration_ms)}" if tool.duration_ms is not None else ""
             causes.append(LikelyCause(
-                "failed tool", ERROR, f"Tool {_name(tool.name)} failed{took}",
+                "failed tool", ERROR, f"Tool {_name(tool.name)} failed{took}"
+                + (f": {quoted(tool.result)}" if _said(tool.result) else ""),
                 f"The tool returned an error{asked}; the model was served this error text "
                 "instead of a result." if tool.id in served else
                 f"The tool returned an error{asked}.",
@@ -158,14 +159,15 @@ def _provider_errors(index: EvidenceIndex, step_map: StepMap | None) -> list[Lik
         provider = f" ({_name(call.provider)})" if isinstance(call.provider, str) else ""
         if call.failure is not None:
             causes.append(LikelyCause(
-                "provider error", ERROR, f"{call_title(call)} failed",
+                "provider error", ERROR, f"{_call_name(call).capitalize()} failed"
+                + (f": {quoted(call.failure)}" if _said(call.failure) else ""),
                 f"A fatal error was recorded while this model call{provider} was open, so it "
                 "gave no answer.", display_text(call.failure), nav,
                 _positions(call.start_event_index, call.failure_event_index),
                 _recorded(call.provider) or _recorded(call.model)))
         elif not call.ended:
             causes.append(LikelyCause(
-                "model call did not end", ERROR, f"{call_title(call)} never ended",
+                "model call did not end", ERROR, f"{_call_name(call).capitalize()} never ended",
                 f"The recording has this model call's start{provider} but no end or error.",
                 None, nav, _positions(call.start_event_index),
                 _recorded(call.provider) or _recorded(call.model)))
@@ -241,7 +243,8 @@ def _context_cuts(index: EvidenceIndex, step_map: StepMap | None,
         pieces = sum(len(call.evictions) for call in evicted)
         causes.append(LikelyCause(
             "evicted context", WARNING,
-            f"{pieces} piece(s) evicted before {_calls_text(evicted)}",
+            f"{plural(pieces, 'piece of context')} "
+            f"{'was' if pieces == 1 else 'were'} evicted before {_calls_text(evicted)}",
             "The model was not served pieces it had seen before" + _last_text(evicted) + ".",
             None, nav_for_call(index, step_map, evicted[0].id),
             tuple(e.event_index for call in evicted for e in call.evictions),
@@ -250,7 +253,7 @@ def _context_cuts(index: EvidenceIndex, step_map: StepMap | None,
         slots = ", ".join(sorted({_name(slot) for _, slot, _ in dropped}))
         causes.append(LikelyCause(
             "dropped context", WARNING,
-            f"{sum(n for _, _, n in dropped)} piece(s) dropped from the context of "
+            f"{plural(sum(n for _, _, n in dropped), 'piece')} dropped from the context of "
             f"{_calls_text([call for call, _, _ in dropped])}",
             f"The slot's budget did not hold everything (slot: {slots}), so some pieces were "
             "left out of what the model was served" + _last_text([c for c, _, _ in dropped])
@@ -260,7 +263,8 @@ def _context_cuts(index: EvidenceIndex, step_map: StepMap | None,
     if pressed:
         causes.append(LikelyCause(
             "budget pressure", WARNING,
-            f"Context budget pressure before {_calls_text([call for call, _ in pressed])}",
+            f"The context was near or over its budget before "
+            f"{_calls_text([call for call, _ in pressed])}",
             "The context was over or near its budget when the call was composed"
             + _last_text([c for c, _ in pressed]) + ".", display_text(pressed[0][1]),
             nav_for_call(index, step_map, pressed[0][0].id), tuple(pressed_at),
@@ -277,8 +281,18 @@ def _context_cuts(index: EvidenceIndex, step_map: StepMap | None,
 def _calls_text(calls: Sequence[ModelCall]) -> str:
     distinct = list(dict.fromkeys(call.id for call in calls))
     if len(distinct) == 1:
-        return call_title(calls[0])
-    return f"{len(distinct)} model calls (the first: {call_title(calls[0])})"
+        return _call_name(calls[0])
+    return f"{len(distinct)} model calls (from {_call_name(calls[0])})"
+
+
+def _call_name(call: ModelCall) -> str:
+    """``model call 4``: the call's place in the run, as its title numbers it."""
+    return f"model call {call.id + 1}"
+
+
+def _said(value: object) -> bool:
+    """Whether a recorded result or error has words worth quoting."""
+    return isinstance(value, str) and bool(value.strip())
 
 
 def _last_text(calls: Sequence[ModelCall]) -> str:
@@ -363,7 +377,7 @@ def _framework_causes(index: EvidenceIndex, step_map: StepMap | None, told: set[
 
 def _verdict_cause(index: EvidenceIndex, step_map: StepMap | None,
                    finding: Finding) -> LikelyCause:
-    return LikelyCause(finding.short, ERROR, _finding_headline(index, finding),
+    return LikelyCause(finding.short, ERROR, finding_headline(index, [finding]),
                        _finding_why(index, finding), display_text(finding.payload),
                        _finding_nav(index, step_map, finding), (finding.event_index,),
                        _finding_subject(index, finding))
@@ -372,9 +386,7 @@ def _verdict_cause(index: EvidenceIndex, step_map: StepMap | None,
 def _warning_cause(index: EvidenceIndex, step_map: StepMap | None,
                    alike: list[Finding]) -> LikelyCause:
     first = alike[0]
-    headline = _finding_headline(index, first)
-    if len(alike) > 1:
-        headline += f" ({len(alike)} times; the first shown)"
+    headline = finding_headline(index, alike)
     return LikelyCause(first.short, WARNING, headline, _finding_why(index, first),
                        display_text(first.payload), _finding_nav(index, step_map, first),
                        tuple(f.event_index for f in alike), _finding_subject(index, first))
@@ -394,18 +406,6 @@ def _finding_subject(index: EvidenceIndex, finding: Finding) -> str | None:
         return index.tool_calls[finding.tool].name
     payload = finding.payload if isinstance(finding.payload, dict) else {}
     return next((payload[name] for name in SUBJECT_FIELDS if _recorded(payload.get(name))), None)
-
-
-def _finding_headline(index: EvidenceIndex, finding: Finding) -> str:
-    """The type and its two most telling fields:
-    ``permission.check: result=deny, target=send_email``."""
-    head = finding.short
-    if finding.tool is not None:
-        head = f"Tool {_name(index.tool_calls[finding.tool].name)} · {head}"
-    if finding.words:
-        head += ": " + ", ".join(f"{name}={one_line(text, HEADLINE_WORD_CHARS)}"
-                                 for name, text in finding.words[:HEADLINE_WORDS])
-    return head
 
 
 def _finding_why(index: EvidenceIndex, finding: Finding) -> str:

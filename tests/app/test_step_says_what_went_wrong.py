@@ -32,6 +32,6 @@ def test_the_step_that_asked_for_the_halted_tool_says_the_halt_in_its_words(app)
         seen.append(caption(at))
     assert "send_email" in caption(at), seen
     said = " ".join(_said(at))
-    # The halt and its rule, as the recording's permission events write them.
-    assert "permission.halt" in said and "send_email" in said
+    # The halt and its rule, in words, with the recording's own reason quoted.
+    assert "stopped the run at send_email" in said and "permission.halt" not in said
     assert "security:exfiltration" in said

@@ -1,8 +1,8 @@
 """What went wrong in a family run is on the screen a person opens.
 
 For each case, the recording is uploaded as a user would, and the text of the
-run bar, its Run details and the Backtrack view (likely causes first) is read
-from the page. Each ``whatWentWrong`` item of the case's ``facts.json`` (ground
+run bar, its Run details and the Backtrack view (likely causes first, each
+with what was recorded opened) is read from the page. Each ``whatWentWrong`` item of the case's ``facts.json`` (ground
 truth from the framework's own API) must be found there: every identifier and
 quoted text it names that the recording holds (``family_facts_on_screen``). An
 item that names nothing the recording holds asks nothing of the page.
@@ -52,6 +52,12 @@ def test_every_thing_that_went_wrong_is_on_the_run_bar_or_backtrack(page, screen
     # The walk is drawn after the likely causes: read the view once both are there.
     expect(main.get_by_text(re.compile(r"— \d+ link\(s\)")).first).to_be_visible()
     lens.wait_idle()
+    # Each cause leads with its words; what was recorded (the event's type, its
+    # payload) is one click down: opened here as a person looking for it would.
+    recorded = main.locator('[data-testid="stExpander"] summary').filter(
+        has_text="What was recorded")
+    for number in range(recorded.count()):
+        recorded.nth(number).click()
     shown.append(main.inner_text())
     shown.append(lens.run_details().inner_text())  # last: its overlay covers the view switch
     on_screen = "\n".join(shown)
