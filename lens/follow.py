@@ -23,6 +23,14 @@ what was read (truncated in place, as ``logrotate copytruncate`` does) is
 read again from its start as the next generation. Given a path with a
 stream's ``.1`` beside it, ``.1`` is read first, as the loader does.
 
+One line is held until its newline arrives, and no longer than
+:func:`line_limit` bytes (the loader's ``LENS_MAX_EXPANDED_MB``): a line is
+one event, or a whole recording written on one line, and the loader builds
+no more plain JSON than that from one file. A longer line stops the follow
+with a RecordingError naming it. While a line is unfinished the summary says
+how much of it is held (``unfinishedLine``). Bytes are read once: the first
+line is sniffed from what was read, not read again on each poll.
+
 A whole recording or envelope (not a stream) at the path is reopened as a
 whole each time it changes: a file rewritten in place is different content,
 not an append, and the summary says which it is (``kind``). A write caught
@@ -58,6 +66,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import threading
 import time
@@ -77,7 +86,7 @@ from recorders.evidence import EvidenceIndex, ModelCall, ToolCall, run_id as rec
 from recorders.evidence.build import EvidenceBuilder
 from recorders.evidence.records import CONSUMER_SCOPE
 from recorders.event_types import KNOWN_TYPED_TYPES
-from recorders import file_kinds, loading
+from recorders import file_kinds, loading, packed
 from recorders.loading import LoadedFile, Recording, load_file
 from lens.evidence.causes import likely_causes
 from lens.run import OpenRun
@@ -92,6 +101,8 @@ IDLE_SECONDS = 30.0
 _READ_BYTES = 1 << 20
 # ... and to find the first line, to tell a stream from a whole recording.
 _SNIFF_BYTES = 1 << 16
+# The most one line may hold before its newline: see :func:`line_limit`.
+LINE_LIMIT_SETTING = packed.MAX_EXPANDED_ENV
 # The likely causes are found again over the grown index at most when the
 # time since they were last found is this many times what finding them cost:
 # a stream appended faster than that gets its counts on every poll and its
@@ -109,6 +120,8 @@ _END_TYPES = frozenset({AGENT_TURN_END, COMPOSITION_EXIT})
 _FINAL_SEGMENT = "final"
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
+# What bytes.lstrip passes over before a file's first line tells its kind.
+_NOT_BLANK = re.compile(rb"[^ \t\n\r\x0b\x0c]")
 
 
 class FollowedRun:
@@ -201,8 +214,13 @@ class _Generation:
     name: str
     offset: int = 0
     decoder: EventStreamDecoder = field(default_factory=EventStreamDecoder)
-    # The bytes after the last newline, in the pieces read, to number lines on error.
-    tail: list[bytes] = field(default_factory=list)
+    # The bytes after the last newline read (an unfinished line), not yet
+    # given to the decoder: it gets whole lines only, so they are held once.
+    pending: bytearray = field(default_factory=bytearray)
+    # Bytes read while sniffing its first line (before ``offset``), not yet taken in.
+    unread: bytearray = field(default_factory=bytearray)
+    # The size of ``pending`` when it was last tried as one whole JSON text.
+    tried_whole: int = -1
 
 
 class FollowedFile:
@@ -271,6 +289,8 @@ class FollowedFile:
                 return read_whole
         before = self.events_read
         changed = self._read_generation()
+        if self.kind is not None and self.kind != EVENT_STREAM:
+            return True  # its first line told a whole recording: read as one
         try:
             now = self._stat(self.path)
         except FileNotFoundError:
@@ -299,17 +319,31 @@ class FollowedFile:
         if main is None and self.path.exists() and not self.path.is_file():
             raise RecordingError(f"cannot follow {self.shown!r}: not a regular file "
                                  "(a folder, a pipe or a device)")
+        main_head = bytearray()
         if main is not None:
-            kind = _sniff_file(main[0])
+            try:
+                kind, main_head = _sniff_file(main[0], self.shown)
+            except RecordingError:
+                os.close(main[0])
+                raise
             if kind is not None and kind != EVENT_STREAM:
                 self._started = True
                 self._generation = _Generation(main[0], _ident(main[1]), main[2])
-                return self._sniff()  # a whole recording: .1 has nothing to do with it
+                return self._whole(kind)  # a whole recording: .1 has nothing to do with it
         older = _open_regular(Path(f"{self.path}.1"), self._opener, f"{self.shown}.1")
-        if older is not None and (_sniff_file(older[0]) != EVENT_STREAM or (
-                main is not None and _ident(older[1]) == _ident(main[1]))):
-            os.close(older[0])
-            older = None
+        older_head = bytearray()
+        if older is not None:
+            try:
+                older_kind, older_head = _sniff_file(older[0], f"{self.shown}.1")
+            except RecordingError:
+                os.close(older[0])
+                if main is not None:
+                    os.close(main[0])
+                raise
+            if older_kind != EVENT_STREAM or (
+                    main is not None and _ident(older[1]) == _ident(main[1])):
+                os.close(older[0])
+                older = None
         first = older or main
         if first is None:
             return False
@@ -318,42 +352,113 @@ class FollowedFile:
         fd, info, name = first
         self._started = True
         self._last_growth = info.st_mtime
-        self._generation = _Generation(fd, _ident(info), name)
+        # What the sniff read is taken in by the next read, not read again.
+        head = older_head if older is not None else main_head
+        self._generation = _seeded(fd, info, name, head)
         return False
 
-    def _sniff(self) -> bool:
-        """Decide from the first bytes whether the path holds a stream or a
-        whole recording; a whole one is then read as such."""
+    def _whole(self, kind: str) -> bool:
+        """The path holds a whole recording (``kind``): read as such."""
         generation = self._generation
-        kind = _sniff_file(generation.fd)
-        if kind is None or kind == EVENT_STREAM:
-            return False  # empty or not decided yet: read as a stream, sniffed again
         os.close(generation.fd)
         self._generation = None
         self.kind = kind
         return self._poll_document()
 
+    def _sniffing(self, generation: _Generation) -> bool:
+        """Whether ``generation``'s first line still decides the file's kind."""
+        return self.kind is None and generation.name == str(self.path)
+
     def _read_generation(self) -> bool:
-        """Read the generation being read to its current end and fold it."""
+        """Read the generation being read to its current end and fold it:
+        each byte read once, from where the last read ended."""
         generation = self._generation
         if generation is None:
             return False
-        if generation.offset == 0 and self.kind is None and generation.name == str(self.path):
-            kind = _sniff_file(generation.fd)
-            if kind is None:
-                return False  # its first line is still being written: it will tell
-            if kind != EVENT_STREAM:
-                return self._sniff()
+        limit = line_limit()
         changed = False
+        if generation.unread:
+            data, generation.unread = generation.unread, bytearray()
+            changed = True
+            if self._take(generation, data, limit):
+                return True
         while True:
             chunk = os.pread(generation.fd, _READ_BYTES, generation.offset)
             if not chunk:
-                return changed
-            if self.kind is None:
-                self.kind = EVENT_STREAM
+                break
             generation.offset += len(chunk)
             changed = True
-            self._fold(generation, chunk)
+            if self._take(generation, chunk, limit):
+                return True
+        if self._sniffing(generation) and generation.tried_whole != len(generation.pending) \
+                and _ends_as_object(generation.pending):
+            # At the end of what is written, a first line with no newline may
+            # be a whole recording on one line: tried once per size it reaches.
+            generation.tried_whole = len(generation.pending)
+            kind = _sniff(generation.pending, whole=True)
+            if kind is not None and kind != EVENT_STREAM:
+                return self._whole(kind)
+            if kind == EVENT_STREAM:
+                self.kind = EVENT_STREAM
+        return changed
+
+    def _take(self, generation: _Generation, data: bytes | bytearray, limit: int) -> bool:
+        """Take in ``data``, the bytes read next: its whole lines folded, the
+        rest held (at most ``limit`` bytes of one line). True when the first
+        line told the path holds a whole recording, and it was read as one."""
+        pending = generation.pending
+        if self._sniffing(generation):
+            if not pending and isinstance(data, bytearray):
+                generation.pending = pending = data  # the sniff's bytes, held as they are
+            else:
+                pending += data
+            if b"\n" not in data:
+                # No newline yet: only the line's first bytes can tell (gzip, a
+                # list, not JSON); the whole line is not parsed again each read.
+                kind = _sniff(pending[:_SNIFF_BYTES], whole=False) \
+                    if len(pending) - len(data) < _SNIFF_BYTES else None
+                if kind is not None and kind != EVENT_STREAM:
+                    return self._whole(kind)
+                if kind is None:
+                    self._check_unfinished(generation, limit)
+                    return False
+            else:
+                kind = _sniff(pending, whole=False)
+                if kind is not None and kind != EVENT_STREAM:
+                    return self._whole(kind)
+                if kind is None:
+                    # Only blank lines before an unfinished first line: count them.
+                    cut = pending.rfind(b"\n")
+                    generation.decoder.feed(bytes(pending[: cut + 1]))
+                    del pending[: cut + 1]
+                    self._check_unfinished(generation, limit)
+                    return False
+            self.kind = EVENT_STREAM
+            data = bytes(pending)
+            pending.clear()
+        elif self.kind is None:
+            self.kind = EVENT_STREAM  # a stream's .1, read first
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            pending += data
+            self._check_unfinished(generation, limit)
+            return False
+        # The held line, now ended: refused too if it ran past the limit.
+        self._check_unfinished(generation, limit, length=len(pending) + data.find(b"\n"))
+        pending += data[: cut + 1]  # the held line's end, and the lines after it
+        generation.pending = bytearray(data[cut + 1:])
+        self._fold(generation, pending)
+        self._check_unfinished(generation, limit)
+        return False
+
+    def _check_unfinished(self, generation: _Generation, limit: int, *,
+                          length: int | None = None) -> None:
+        """RecordingError when the line being held (``length`` bytes of it,
+        by default all that is held) is longer than ``limit``."""
+        length = len(generation.pending) if length is None else length
+        if length > limit:
+            raise _too_long(self._words(generation.name), generation.decoder.lines_read + 1,
+                            limit, self.events_read)
 
     def _next_generation(self, now: os.stat_result) -> bool:
         """The file at the path is another one: finish the old, read any whole
@@ -384,8 +489,12 @@ class FollowedFile:
         self._generation = None
         if opened is not None:
             fd, info, name = opened
-            self._generation = _Generation(fd, _ident(info), name)
-            kind = _sniff_file(fd)
+            try:
+                kind, head = _sniff_file(fd, self.shown, self.events_read)
+            except RecordingError:
+                os.close(fd)
+                raise
+            self._generation = _seeded(fd, info, name, head)
             if kind is not None and kind != EVENT_STREAM:
                 os.close(fd)
                 self._generation = None
@@ -408,7 +517,9 @@ class FollowedFile:
         when it has no newline, is read if whole and reported if cut."""
         self._finished[generation.ident] = generation.offset
         try:
-            last_line = b"".join(generation.tail)
+            last_line = bytes(generation.pending)
+            generation.pending = bytearray()
+            generation.decoder.feed(last_line)  # no newline: held by the decoder for finish
             events = generation.decoder.finish()
             if events:
                 self._route(events, generation, first_line=generation.decoder.lines_read - 1,
@@ -422,14 +533,14 @@ class FollowedFile:
             if close:
                 os.close(generation.fd)
 
-    def _fold(self, generation: _Generation, chunk: bytes) -> None:
+    def _fold(self, generation: _Generation, whole: bytes | bytearray) -> None:
+        """Decode and fold ``whole``, complete lines (it ends in a newline)."""
         lines_before = generation.decoder.lines_read
-        before = generation.tail
         try:
-            events = generation.decoder.feed(chunk)
+            events = generation.decoder.feed(whole)
         except RecordingError as exc:
             # Fold the whole lines before the bad one, then stop there.
-            text = b"".join(before) + chunk
+            text = whole
             cut = text.rfind(b"\n")
             good: list[dict] = []
             decoder = EventStreamDecoder()
@@ -444,14 +555,9 @@ class FollowedFile:
                             lines=lambda: text[:cut])
             raise RecordingError(f"{self._words(generation.name)}: {exc} (the {self.events_read} events "
                                  "before it were read)") from None
-        cut = chunk.rfind(b"\n")
-        if cut < 0:
-            before.append(chunk)  # a line still being written: joined only if needed
-            return
-        generation.tail = [chunk[cut + 1:]]
         if events:
             self._route(events, generation, first_line=lines_before,
-                        lines=lambda: b"".join(before) + chunk[:cut])
+                        lines=lambda: whole[:-1])
 
     def _route(self, events: list[dict], generation: _Generation, *, first_line: int,
                lines: Callable[[], bytes]) -> None:
@@ -594,6 +700,26 @@ class FollowedFile:
             return ENDED
         return STOPPED if self.idle_for() > self.idle_seconds else RUNNING
 
+    @property
+    def unfinished_bytes(self) -> int:
+        """Bytes held of a line still being written (no newline after them
+        yet; never more than :func:`line_limit`), 0 when there is none."""
+        generation = self._generation
+        if generation is None or self._document is not None:
+            return 0
+        held = generation.pending
+        return 0 if not held or held.isspace() else len(held)
+
+    def _unfinished_line(self) -> str | None:
+        """The summary's sentence on the line being held, when there is one."""
+        held = self.unfinished_bytes
+        if not held:
+            return None
+        number = self._generation.decoder.lines_read + 1
+        return (f"line {number} is not finished yet: {held:,} bytes of it read and held, "
+                f"waiting for its newline (a line may hold up to {line_limit():,} bytes, "
+                f"{LINE_LIMIT_SETTING})")
+
     def idle_for(self) -> float:
         """Seconds since the file last grew (as far as polls saw, or its mtime)."""
         if self._last_growth is None:
@@ -636,9 +762,12 @@ class FollowedFile:
         run = self._current
         summary: dict[str, Any] = {"file": self.shown, "kind": self.kind or EVENT_STREAM,
                                    "status": status}
+        unfinished = self._unfinished_line()
         if run is None:
             summary.update(runId=None, runs=0, typedEvents=0, modelCalls=0, toolCalls=0,
                            failedToolCalls=0, openCalls=[], newestCause=None)
+            if unfinished:
+                summary["unfinishedLine"] = unfinished
             return summary
         evidence = run.evidence
         summary.update(
@@ -648,6 +777,8 @@ class FollowedFile:
             openCalls=run.open_calls())
         summary["newestCause"] = self._newest_cause((id(run), len(run.events), status),
                                                     run.open_run, status)
+        if unfinished:
+            summary["unfinishedLine"] = unfinished
         if self.notes:
             summary["notes"] = list(self.notes)
         return summary
@@ -741,45 +872,83 @@ def _read_regular(path: Path, opener: Callable[[Path], int] = _open_plain,
         return handle.read()
 
 
-def _sniff_file(fd: int) -> str | None:
+def line_limit() -> int:
+    """The most bytes one line of a followed file may hold before its newline:
+    the loader's ``LENS_MAX_EXPANDED_MB`` (:func:`recorders.packed.max_expanded_bytes`,
+    read now; 200 MiB by default), the most plain JSON it builds from one file.
+    A line is one event, or a whole recording written on one line, so no line
+    the loader would read is longer; a longer one is refused, not held."""
+    return packed.max_expanded_bytes()
+
+
+def _too_long(shown: str, number: int, limit: int, events_read: int) -> RecordingError:
+    return RecordingError(
+        f"{shown}: line {number} of the event stream runs past {limit:,} bytes, the most one "
+        f"line may hold ({LINE_LIMIT_SETTING}; one event, or a whole recording on one line, "
+        f"is never larger); not read (the {events_read} events before it were read)")
+
+
+def _seeded(fd: int, info: os.stat_result, name: str, head: bytearray) -> _Generation:
+    """A generation whose first ``head`` bytes were read by :func:`_sniff_file`:
+    its next read takes them in rather than reading them again."""
+    generation = _Generation(fd, _ident(info), name, offset=len(head), unread=head)
+    if head and b"\n" not in head:
+        generation.tried_whole = len(head)  # the sniff tried it as one whole JSON text
+    return generation
+
+
+def _ends_as_object(held: bytearray) -> bool:
+    """Whether ``held`` ends with ``}`` but for blanks; only its last
+    :data:`_SNIFF_BYTES` are looked at (a line ending in more blanks than
+    that is not taken for a whole document until its newline comes)."""
+    return bytes(held[-_SNIFF_BYTES:]).rstrip().endswith(b"}")
+
+
+def _sniff_file(fd: int, shown: str, events_read: int = 0) -> tuple[str | None, bytearray]:
     """:func:`_sniff` of the file's first line (read whole: a compact
-    recording is one long line); at its end without a newline, the whole text
-    decides when it is complete JSON."""
-    head = b""
-    while b"\n" not in head:
+    recording is one long line, but no longer than :func:`line_limit`, or
+    RecordingError says so), and the bytes read for it; at its end without a
+    newline, the whole text decides when it is complete JSON."""
+    limit = line_limit()
+    head = bytearray()
+    while True:
         chunk = os.pread(fd, _SNIFF_BYTES, len(head))
         if not chunk:
             break
         head += chunk
-    if b"\n" in head or not head.strip():
-        return _sniff(head)
-    try:
-        value = json.loads(head.removeprefix(_BOM))
-    except (ValueError, RecursionError):
-        return _sniff(head)  # unfinished: not decided yet, unless its start tells
-    if isinstance(value, dict) and isinstance(value.get("type"), str) and not (
-            "events" in value or "snapshot" in value or "format" in value):
-        return EVENT_STREAM
-    return "recording"
+        if b"\n" in chunk:
+            break
+        if len(head) > limit:
+            raise _too_long(shown, 1, limit, events_read)
+    return _sniff(head, whole=True), head
 
 
-def _sniff(head: bytes) -> str | None:
+def _sniff(head: bytes | bytearray, *, whole: bool) -> str | None:
     """EVENT_STREAM when the first line is a typed event, 'recording' for a
     whole document (gzip, a list, an object that is not an event), None when
-    nothing tells yet (empty, or the first line unfinished)."""
-    if head.startswith(_BOM):
-        head = head[len(_BOM):]
-    text = head.lstrip()
-    if not text:
+    nothing tells yet (empty, or the first line unfinished). Without a newline
+    the line is parsed only when it is ``whole`` (all the file holds now) and
+    ends as an object does: a line still being written is not parsed again
+    and again. ``head`` is looked into in place: only the first line is copied,
+    and only to parse it."""
+    found = _NOT_BLANK.search(head, len(_BOM) if head.startswith(_BOM) else 0)
+    if found is None:
         return None
-    if text.startswith(_GZIP_MAGIC) or text.startswith(b"["):
+    start = found.start()
+    opening = bytes(head[start:start + len(_GZIP_MAGIC)])
+    if opening.startswith(_GZIP_MAGIC) or opening.startswith(b"["):
         return "recording"
-    if not text.startswith(b"{"):
+    if not opening.startswith(b"{"):
         return EVENT_STREAM  # not JSON at all: the stream's decoder names the line
-    line, newline, _ = text.partition(b"\n")
+    end = head.find(b"\n", start)
+    newline = end >= 0
+    if not newline:
+        if not (whole and _ends_as_object(head)):
+            return None  # unfinished (an object ends with its brace): not decided yet
+        end = len(head)
     try:
-        value = json.loads(line)
-    except ValueError:
+        value = json.loads(head[start:end])
+    except (ValueError, RecursionError):
         # A first line that is not whole JSON: a pretty-printed document, or a
         # stream's first line half written.
         return "recording" if newline else None
@@ -843,5 +1012,6 @@ def _validated(run: FollowedRun, events: list[dict], where: str, *, count: bool 
         run.run_ids.update(dict.fromkeys(probe.typed_run_ids))
 
 
-__all__ = ["FollowedFile", "FollowedRun", "recording_beside", "IDLE_SECONDS", "STATUSES",
+__all__ = ["FollowedFile", "FollowedRun", "recording_beside", "line_limit", "IDLE_SECONDS",
+           "STATUSES",
            "WAITING", "RUNNING", "ENDED", "STOPPED", "EVENT_STREAM"]

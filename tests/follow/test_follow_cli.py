@@ -48,7 +48,8 @@ def test_prints_a_line_per_change_while_a_writer_appends_then_exits_when_idle(tm
     last = printed[-1]
     assert counts_of(last) == expected_counts(whole_lines(data))
     assert last["status"] == "ended"
-    assert last["newestCause"] == "Tool get_weather failed after 1.20 s"
+    assert last["newestCause"] == ("Tool get_weather failed after 1.20 s: "
+                                   "“weather-api 503: upstream timeout for Oslo”")
 
 
 def test_idle_exit_on_a_run_that_stopped_says_stopped_with_its_open_call(tmp_path):

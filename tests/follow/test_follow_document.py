@@ -70,7 +70,11 @@ def test_a_compact_recording_caught_half_written_is_not_taken_for_a_stream(tmp_p
     path = tmp_path / "run.json"
     path.write_bytes(compact[:5000])  # one long line, not finished
     followed = FollowedFile(path)
-    assert followed.poll() is False
+    followed.poll()  # its bytes are read (and held), but they tell nothing yet
+    assert followed.kind is None
+    assert followed.summary()["status"] == "waiting"
+    assert followed.summary()["unfinishedLine"].startswith(
+        "line 1 is not finished yet: 5,000 bytes of it read and held")
     with open(path, "ab") as out:
         out.write(compact[5000:])
     assert followed.poll() is True
