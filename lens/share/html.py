@@ -50,6 +50,7 @@ from lens.layout import LINE_HEIGHT
 from lens.evidence.causes import LikelyCause, integrity_line, likely_causes
 from lens.evidence.nav import Nav
 from lens.evidence.outcome import run_outcome
+from lens.first_screen import GREEN, TOP_CAUSES, file_chip, run_chip, run_ending
 from lens.evidence.served import ServedContext, served_context
 from lens.plain_words import step_sentence
 from lens.route_view import (GOVERNOR_HELP, HOP_COLUMNS, full_reasons, hop_rows,
@@ -171,6 +172,7 @@ class _Builder:
             "run": self._timed("run", self._run_header),
             "profile": self.profile,
             "causes": causes["list"],
+            "first": self._timed("first", lambda: self._first_screen(causes["list"])),
             "notes": causes["notes"],
             "scopes": [self._timed("steps", lambda p=path: self._scope(p, causes["at"]))
                        for path in self.paths],
@@ -202,6 +204,21 @@ class _Builder:
             "facts": [[name, text(value)] for name, value in run_facts(run.recording, run.evidence)],
             "gaps": [text(message) for message in gaps],
         }
+
+    def _first_screen(self, causes: list[dict]) -> dict:
+        """What the page says first, as the app does (``lens.first_screen``): how
+        the run ended in a sentence, the run's and the file's chips apart; the
+        page shows the top causes (``causes``' first ones) under it."""
+        run = self.run
+        ending = run_ending(run)
+        top_is_error = bool(causes) and causes[0]["error"]
+        run_badge = run_chip(ending, top_is_error)
+        gaps = len(run.recording.gaps) + len(run.projection(self.profile).notes)
+        file_badge = file_chip(run.recording.complete, gaps, run_badge.colour == GREEN)
+        return {"sentence": self.strings.text(ending.sentence),
+                "chips": [[run_badge.label, run_badge.colour],
+                          [file_badge.label, file_badge.colour]],
+                "top": min(TOP_CAUSES, len(causes))}
 
     def _causes(self) -> dict:
         run = self.run

@@ -74,8 +74,7 @@
     const parts = [str(run.file), "run " + str(run.runId)];
     if (run.name !== null) parts.push(str(run.name));
     bar.appendChild(el("span", "run-name", parts.join(" · ")));
-    const kind = run.outcome[0];
-    bar.appendChild(el("span", "badge outcome-" + kind.replace(/[^a-z]/g, "-"), "run " + kind));
+    const kind = run.outcome[0];  // said by the chips under the bar, apart from the file's
     bar.appendChild(el("span", "caption", run.figures));
     if (data.redacted !== null) {
       const note = el("span", "badge redacted", "redacted");
@@ -565,11 +564,14 @@
       "leads to the step that shows it."));
     for (const cause of data.causes) {
       const box = el("div", "cause");
-      const kind = cause.kind.charAt(0).toUpperCase() + cause.kind.slice(1);
-      box.appendChild(el("div", "alert " + (cause.error ? "error" : "warning"), kind));
-      box.appendChild(el("pre", "text", str(cause.headline)));
+      // The headline leads, in words; the kind and the payload are one click down.
+      box.appendChild(el("div", "alert " + (cause.error ? "error" : "warning"), str(cause.headline)));
       box.appendChild(el("pre", "text", str(cause.why)));
-      if (cause.detail !== null) box.appendChild(valueBox(cause.detail));
+      const recorded = el("details", "recorded");
+      recorded.appendChild(el("summary", null, "What was recorded"));
+      recorded.appendChild(el("div", "caption", "Kind: " + cause.kind));
+      if (cause.detail !== null) recorded.appendChild(valueBox(cause.detail));
+      box.appendChild(recorded);
       const nav = cause.nav;
       if (nav && nav.to) box.appendChild(stepLink(nav.to, nav.exact ? "Go to step" : "Nearest step"));
       else if (nav && nav.why !== null) box.appendChild(caption("No step: " + str(nav.why)));
@@ -577,11 +579,43 @@
     }
   }
 
+  // ── the first screen: how the run ended, then its top causes ───────
+  function answerFirst() {
+    const first = data.first;
+    const box = el("section", "answer-first");
+    const chips = el("div", "chips");
+    for (const [label, colour] of first.chips) {
+      chips.appendChild(el("span", "chip chip-" + colour.replace(/[^a-z]/g, ""), label));
+    }
+    box.appendChild(chips);
+    box.appendChild(el("p", "outcome-sentence", str(first.sentence)));
+    const top = data.causes.slice(0, first.top);
+    if (!top.length) {
+      box.appendChild(caption("No likely cause was found: no failed tool, provider error, " +
+        "rejected route, framework verdict or cut context is recorded."));
+      return box;
+    }
+    const list = el("div", "top-causes");
+    for (const cause of top) {
+      const item = el("div", "top-cause " + (cause.error ? "error" : "warning"));
+      item.appendChild(el("div", "text", str(cause.headline)));
+      const nav = cause.nav;
+      if (nav && nav.to) item.appendChild(stepLink(nav.to, nav.exact ? "Go to step" : "Nearest step"));
+      else if (nav && nav.why !== null) item.appendChild(caption("No step: " + str(nav.why)));
+      list.appendChild(item);
+    }
+    box.appendChild(list);
+    if (data.causes.length > top.length) {
+      box.appendChild(caption((data.causes.length - top.length) + " more in Likely causes."));
+    }
+    return box;
+  }
+
   // ── the page ───────────────────────────────────────────────────────
   const bar = runBar();
   const views = el("div", "views");
   const main = el("main");
-  root.append(bar, views, main);
+  root.append(bar, answerFirst(), views, main);
 
   function render() {
     const scope = scopeOf(state.scope);

@@ -300,3 +300,29 @@ def test_a_user_pattern_alone_masks_only_what_it_matches(tmp_path, capsys):
     page = out.read_text(encoding="utf-8")
     assert "alice.refunds" not in page
     assert "4111 1111 1111 1111" in page  # no --redact: the built-in kinds are left alone
+
+
+# ─── the first screen ──────────────────────────────────────────────────
+
+
+def test_the_page_leads_with_how_the_run_ended_and_its_top_causes(tmp_path):
+    """As the app's first screen: the run's and the file's chips apart (no green one
+    beside an error), the outcome sentence, the top causes in words with their step,
+    the failed tool's own text among them; the same facts the CLI's info gives."""
+    source = recording_path("agent-refund-multi-tools-error")
+    out = tmp_path / "page.html"
+    assert main(["export", "html", str(source), "-o", str(out)]) == 0
+    data = _data(_parse(out.read_text(encoding="utf-8")))
+    strings = data["strings"]
+    first = data["first"]
+    run = open_run(read_bytes(source))
+    assert strings[first["sentence"]] == run.facts.outcome.sentence
+    (run_label, run_colour), (file_label, file_colour) = first["chips"]
+    assert run_label == f"Run: {run.facts.outcome.ended}" and file_label.startswith("File: ")
+    top = data["causes"][: first["top"]]
+    assert top and top[0]["error"] and "green" not in (run_colour, file_colour)
+    failed = next(e["payload"]["result"] for e in json.loads(read_bytes(source))["events"]
+                  if e["type"] == "agentfootprint.stream.tool_end"
+                  and str(e["payload"].get("result", "")).startswith("PaymentGateway"))
+    assert any(failed[:60] in strings[c["headline"]] for c in top)
+    assert all(c["nav"] and c["nav"]["to"] for c in top)  # each leads to its step
