@@ -99,7 +99,7 @@ class _Table:
 class _Strings(_Table):
     def __init__(self) -> None:
         super().__init__()
-        self._shown: dict[str, list[int]] = {}  # a value's text -> its reference
+        self._shown: dict[tuple[str, int], list[int]] = {}  # (kept text, length) -> its reference
 
     def text(self, value: str | None) -> int | None:
         return None if value is None else self.number(value)
@@ -113,10 +113,14 @@ class _Strings(_Table):
         if value is None:
             return None
         full = value.full
-        found = self._shown.get(full)  # a served conversation repeats its texts call after call
+        kept = full[:WHOLE_TEXT_CHARS]
+        # Kept by what the page holds of it, never by the whole text: a value
+        # far longer than the page keeps is neither hashed whole nor held
+        # until the page is written.
+        key = (kept, len(full))
+        found = self._shown.get(key)  # a served conversation repeats its texts call after call
         if found is None:
-            kept = full[:WHOLE_TEXT_CHARS]
-            found = self._shown[full] = [self.number(visible(kept)), len(full) - len(kept)]
+            found = self._shown[key] = [self.number(visible(kept)), len(full) - len(kept)]
         return found
 
 

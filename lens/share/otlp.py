@@ -47,6 +47,18 @@ key names and its result's type, like the adapter. A redactor, when given,
 masks every text of the finished document (names, attribute values, event
 attributes, status messages); ids, keys and times are not text of the run.
 
+Every such text is at most :data:`CUT_CHARS` characters, as the HTML export
+keeps a recorded value (:data:`lens.share.html.WHOLE_TEXT_CHARS`); a longer
+one keeps its first :data:`CUT_CHARS` and ends in :data:`CUT_MARKER`, which
+says how long the whole text is. A value that is not a string is never
+written whole to be cut: its JSON's length is measured over its objects, each
+shared object once (a packed recording refers to one object from every place
+that holds it), and only the start is written, so a few hundred KB standing
+for a value copied a million times exports in the time and memory its cut
+text takes. With a redactor a text is masked before it is cut, over
+:data:`GUARD_CHARS` characters past the cut, so a secret the cut would split
+is seen whole and masked, never half kept.
+
 Ids are deterministic: the trace id from the run id, each span id from the
 trace id and the span's place (a call's or tool call's position in the
 evidence index, a scope's path and execution number), so exporting the same
@@ -61,6 +73,8 @@ lens projection), masking (:mod:`lens.share.redaction`), files and arguments
 from __future__ import annotations
 
 import hashlib
+import itertools
+import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -79,8 +93,7 @@ SPAN_KIND_CLIENT = 3
 STATUS_ERROR = 2
 
 SCOPE_NAME = "footprint-lens"
-# The adapter lists at most this many argument names (texts are never cut here:
-# a secret cut in two would escape its mask).
+# The adapter lists at most this many argument names.
 MAX_LIST_ITEMS = 20
 
 # A verdict's explaining fields that carry what the model or a tool said or
@@ -111,19 +124,19 @@ def otlp_document(open_run: OpenRun, *, content: bool = False,
     """The run as one OTLP/JSON ``ExportTraceServiceRequest`` body (see the module doc).
 
     ``redactor`` is a :class:`lens.share.redaction.Redactor`: every text of the
-    document goes through its ``redact_texts`` in one plan (texts are never cut
-    here, so a secret is whole when it is masked). A run opened from a file
-    that was redacted first (as ``export otlp --redact`` does) has masked
-    values only; this pass then also masks what the recording keeps as names.
+    document goes through its ``redact_texts`` in one plan, each text before it
+    is cut (see the module doc), so a secret is whole when it is masked. A run
+    opened from a file that was redacted first (as ``export otlp --redact``
+    does) has masked values only; this pass then also masks what the recording
+    keeps as names.
     """
     # Building allocates enough to set off collections that walk the whole
     # open run to free nothing: the collector is paused, as for opening it.
     with collector_paused():
         spans = _TraceBuilder(open_run, content).build()
-        document = _wire(open_run, spans)
-    if redactor is not None:
-        document = _masked(document, redactor)
-    return document
+        long: list[tuple[dict[str, Any], str]] = []
+        document = _wire(open_run, spans, long)
+    return _finished(document, redactor, long)
 
 
 # ─── The span tree ─────────────────────────────────────────────────────
@@ -209,7 +222,8 @@ class _TraceBuilder:
                 attributes["agentfootprint.tool_call.count"] = _integral(call.tool_call_count)
             holder = self._span(f"iteration|{call.id}", f"iteration:{call.iteration}",
                                 SPAN_KIND_INTERNAL, holder, attributes)
-        span = self._span(f"call|{call.id}", f"chat {call.model}" if call.model else "chat",
+        span = self._span(f"call|{call.id}", _joined("chat ", _window(call.model))
+                          if call.model else "chat",
                           SPAN_KIND_CLIENT, holder, _call_attributes(call))
         span.start_ms, span.end_ms = call.ts_start, call.ts_end
         if call.ts_end is None and call.ts_start is not None and is_number(call.duration_ms):
@@ -242,7 +256,7 @@ class _TraceBuilder:
             else None
         if holder is None:
             holder = self._execution_for(tool.run_id, tool.scope, None, None).span
-        name = tool.name if tool.name is not None else "tool"
+        name = _window(tool.name) if tool.name is not None else "tool"
         attributes: dict[str, Any] = {"gen_ai.operation.name": "execute_tool",
                                       "gen_ai.tool.name": name, "tool.name": name}
         if tool.tool_call_id is not None:
@@ -250,10 +264,11 @@ class _TraceBuilder:
         if tool.runtime_stage_id is not None:
             attributes["agentfootprint.runtime_stage.id"] = tool.runtime_stage_id
         if isinstance(tool.args, Mapping) and tool.args:
-            attributes["agentfootprint.tool.args.keys"] = _bounded_list(map(str, tool.args))
+            attributes["agentfootprint.tool.args.keys"] = _bounded_list(
+                map(str, itertools.islice(tool.args, MAX_LIST_ITEMS)), len(tool.args))
         if self.content and "args" not in tool.missing:
-            attributes["gen_ai.tool.call.arguments"] = _text_of(tool.args)
-        span = self._span(f"tool|{tool.id}", f"execute_tool {name}", SPAN_KIND_INTERNAL,
+            attributes["gen_ai.tool.call.arguments"] = _text(tool.args)
+        span = self._span(f"tool|{tool.id}", _joined("execute_tool ", name), SPAN_KIND_INTERNAL,
                           holder, attributes)
         span.start_ms = tool.ts_start
         self._end_tool(span, tool)
@@ -272,9 +287,9 @@ class _TraceBuilder:
         if tool.has_result:
             span.attributes["agentfootprint.tool.result.type"] = _json_type(tool.result)
             if self.content:
-                span.attributes["gen_ai.tool.call.result"] = _text_of(tool.result)
+                span.attributes["gen_ai.tool.call.result"] = _text(tool.result)
         if tool.failed:
-            span.error = _text_of(tool.result) if tool.has_result else "the tool failed"
+            span.error = _text(tool.result) if tool.has_result else "the tool failed"
             span.attributes["error.type"] = "_OTHER"
 
     # ── scopes and their executions ──
@@ -346,7 +361,7 @@ class _TraceBuilder:
         kind, name = self.scopes.get(path, (None, None))
         number = self.executions_of.get((run, path), 0)
         self.executions_of[(run, path)] = number + 1
-        name = name or path[-1]
+        name = _window(name or path[-1])
         span = self._span(f"scope|{run}|{'/'.join(path)}|{number}", _scope_span_name(kind, name),
                           SPAN_KIND_INTERNAL, parent.span,
                           _scope_attributes(kind, name, path[1:], run))
@@ -373,7 +388,7 @@ class _TraceBuilder:
             recorded_kind, _, recorded_name = head.partition(":")
             kind = kind or next((k for k, v in _PRIMITIVE.items() if v == recorded_kind), None)
             name = name or recorded_name
-        name = name or "run"
+        name = _window(name or "run")
         span = self._span(f"run|{run}", _scope_span_name(kind, name), SPAN_KIND_INTERNAL, None,
                           _scope_attributes(kind, name, (), run))
         root = self.roots[run] = _Execution(span, kind, None)
@@ -429,11 +444,11 @@ class _TraceBuilder:
                 attributes["agentfootprint.finding.meaning"] = finding.meaning
             domain = finding.short.partition(".")[0]
             withheld = []
-            for word, text in finding.words:
+            for word, value in finding.explained:
                 if word in CONTENT_WORDS and not self.content:
                     withheld.append(word)
-                else:
-                    attributes[f"agentfootprint.{domain}.{_snake(word)}"] = text
+                else:  # as finding.words has it, never written whole
+                    attributes[f"agentfootprint.{domain}.{_snake(word)}"] = _text(value)
             if withheld:
                 attributes["agentfootprint.finding.withheld"] = withheld
             span.events.append((finding.type, finding.ts, attributes))
@@ -500,8 +515,8 @@ def _tool_position(tool: ToolCall, calls: tuple[ModelCall, ...]) -> int:
 
 def _scope_span_name(kind: str | None, name: str) -> str:
     if kind == AGENT:
-        return f"invoke_agent {name}"
-    return f"{_PRIMITIVE.get(kind or '', 'scope')} {name}"
+        return _joined("invoke_agent ", name)
+    return _joined(f"{_PRIMITIVE.get(kind or '', 'scope')} ", name)
 
 
 def _scope_attributes(kind: str | None, name: str, path: tuple[str, ...],
@@ -558,7 +573,7 @@ def _call_contents(call: ModelCall, tools: tuple[ToolCall, ...]) -> dict[str, An
         parts = [{"type": "text", "content": piece.content} for piece in system.pieces
                  if piece.content is not None]
         if parts:
-            attributes["gen_ai.system_instructions"] = json_text(parts)
+            attributes["gen_ai.system_instructions"] = _text(parts)
     messages = call.slots.get(MESSAGES)
     if messages is not None:
         served = []
@@ -573,9 +588,9 @@ def _call_contents(call: ModelCall, tools: tuple[ToolCall, ...]) -> dict[str, An
                 part = {"type": "text", "content": piece.content}
             served.append({"role": role, "parts": [part]})
         if served:
-            attributes["gen_ai.input.messages"] = json_text(served)
+            attributes["gen_ai.input.messages"] = _text(served)
     elif call.user_prompt is not None:
-        attributes["gen_ai.input.messages"] = json_text(
+        attributes["gen_ai.input.messages"] = _text(
             [{"role": "user", "parts": [{"type": "text", "content": call.user_prompt}]}])
     if call.ended:
         parts: list[dict[str, Any]] = []
@@ -588,7 +603,7 @@ def _call_contents(call: ModelCall, tools: tuple[ToolCall, ...]) -> dict[str, An
         message: dict[str, Any] = {"role": "assistant", "parts": parts}
         if call.stop_reason is not None:
             message["finish_reason"] = call.stop_reason
-        attributes["gen_ai.output.messages"] = json_text([message])
+        attributes["gen_ai.output.messages"] = _text([message])
     return attributes
 
 
@@ -648,7 +663,10 @@ def _within_otlp(ms: float) -> float:
 # ─── The wire form ─────────────────────────────────────────────────────
 
 
-def _wire(open_run: OpenRun, spans: list[_Span]) -> dict[str, Any]:
+def _wire(open_run: OpenRun, spans: list[_Span],
+          long: list[tuple[dict[str, Any], str]]) -> dict[str, Any]:
+    """The OTLP/JSON body of ``spans``; each place of a text longer than
+    :data:`CUT_CHARS` (its holder and key) is added to ``long``."""
     trace_id = _hex_id(f"trace|{_trace_seed(open_run)}", 16)
     ids = {id(span): _hex_id(f"{trace_id}|{span.key}", 8) for span in spans}
     wire_spans = []
@@ -656,17 +674,22 @@ def _wire(open_run: OpenRun, spans: list[_Span]) -> dict[str, Any]:
         wire: dict[str, Any] = {"traceId": trace_id, "spanId": ids[id(span)]}
         if span.parent is not None:
             wire["parentSpanId"] = ids[id(span.parent)]
-        wire.update({"name": span.name, "kind": span.kind,
+        wire.update({"name": _noted(span.name, wire, "name", long), "kind": span.kind,
                      "startTimeUnixNano": _unix_nano(span.start_ms),
                      "endTimeUnixNano": _unix_nano(span.end_ms),
-                     "attributes": _key_values(span.attributes)})
+                     "attributes": _key_values(span.attributes, long)})
         if span.events:
             events = sorted(span.events, key=lambda e: e[1] if e[1] is not None else span.end_ms)
-            wire["events"] = [{"timeUnixNano": _unix_nano(ts if ts is not None else span.end_ms),
-                               "name": name, "attributes": _key_values(attributes)}
-                              for name, ts, attributes in events]
+            wire["events"] = []
+            for name, ts, attributes in events:
+                event = {"timeUnixNano": _unix_nano(ts if ts is not None else span.end_ms)}
+                event["name"] = _noted(name, event, "name", long)
+                event["attributes"] = _key_values(attributes, long)
+                wire["events"].append(event)
         if span.error is not None:
-            wire["status"] = {"code": STATUS_ERROR, "message": span.error}
+            status: dict[str, Any] = {"code": STATUS_ERROR}
+            status["message"] = _noted(span.error, status, "message", long)
+            wire["status"] = status
         wire_spans.append(wire)
     resource = {"service.name": _service_name(spans),
                 "agentfootprint.run.id": open_run.run_id,
@@ -675,7 +698,7 @@ def _wire(open_run: OpenRun, spans: list[_Span]) -> dict[str, Any]:
     if isinstance(producer, Mapping) and isinstance(producer.get("agentfootprintVersion"), str):
         resource["agentfootprint.version"] = producer["agentfootprintVersion"]
     return {"resourceSpans": [{
-        "resource": {"attributes": _key_values(resource)},
+        "resource": {"attributes": _key_values(resource, long)},
         "scopeSpans": [{"scope": {"name": SCOPE_NAME, "version": _version()},
                         "spans": wire_spans}],
     }]}
@@ -690,7 +713,8 @@ def _trace_seed(open_run: OpenRun) -> str:
 def _service_name(spans: list[_Span]) -> str:
     for span in spans:
         if span.parent is None:
-            return str(span.attributes.get("agentfootprint.scope.name", "agentfootprint"))
+            name = span.attributes.get("agentfootprint.scope.name", "agentfootprint")
+            return name if isinstance(name, str) else str(name)
     return "agentfootprint"
 
 
@@ -701,11 +725,20 @@ def _hex_id(seed: str, size: int) -> str:
     return digest.hex()
 
 
-def _key_values(attributes: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [{"key": key, "value": _any_value(value)} for key, value in attributes.items()]
+def _noted(text: Any, holder: dict[str, Any], key: str,
+           long: list[tuple[dict[str, Any], str]]) -> Any:
+    """``text``, its place noted in ``long`` when it is a text longer than :data:`CUT_CHARS`."""
+    if isinstance(text, str) and len(text) > CUT_CHARS:
+        long.append((holder, key))
+    return text
 
 
-def _any_value(value: Any) -> dict[str, Any]:
+def _key_values(attributes: Mapping[str, Any],
+                long: list[tuple[dict[str, Any], str]]) -> list[dict[str, Any]]:
+    return [{"key": key, "value": _any_value(value, long)} for key, value in attributes.items()]
+
+
+def _any_value(value: Any, long: list[tuple[dict[str, Any], str]]) -> dict[str, Any]:
     if isinstance(value, bool):
         return {"boolValue": value}
     if isinstance(value, int):
@@ -715,8 +748,12 @@ def _any_value(value: Any) -> dict[str, Any]:
     if isinstance(value, float):
         return {"doubleValue": value}
     if isinstance(value, (list, tuple)):
-        return {"arrayValue": {"values": [_any_value(item) for item in value]}}
-    return {"stringValue": value if isinstance(value, str) else json_text(value)}
+        return {"arrayValue": {"values": [_any_value(item, long) for item in value]}}
+    text = value if isinstance(value, str) else _text(value)
+    wire = {"stringValue": text}
+    if len(text) > CUT_CHARS:
+        long.append((wire, "stringValue"))
+    return wire
 
 
 def _version() -> str:
@@ -727,17 +764,35 @@ def _version() -> str:
         return "unknown"
 
 
-# ─── Masking ───────────────────────────────────────────────────────────
+# ─── Cutting and masking ───────────────────────────────────────────────
 
 # Wire fields that are not text of the run: ids, times, enums, attribute keys.
 _NOT_TEXT = frozenset({"traceId", "spanId", "parentSpanId", "startTimeUnixNano",
                        "endTimeUnixNano", "timeUnixNano", "key", "kind", "code", "intValue"})
 
 
-def _masked(document: dict[str, Any], redactor: Any) -> dict[str, Any]:
-    """``document`` with every text of the run masked, in one call to the
-    redactor (so one value gets one mask throughout the document). Ids, times,
-    enums and attribute keys are the export's own, not text of the run."""
+def _finished(document: dict[str, Any], redactor: Any,
+              long: list[tuple[dict[str, Any], str]]) -> dict[str, Any]:
+    """``document`` with every text of the run at most :data:`CUT_CHARS`
+    characters (a longer one ends in :data:`CUT_MARKER`, which says its whole
+    length) and, with a ``redactor``, masked in one call to it (so one value
+    gets one mask throughout the document). Ids, times, enums and attribute
+    keys are the export's own, not text of the run.
+
+    A text is masked before it is cut, over its first :data:`_WINDOW_CHARS`
+    characters: a secret of up to :data:`GUARD_CHARS` characters that starts
+    before the cut is seen whole, and what is kept of a text ends where the
+    masked window stops matching the original past the cut (a mask reaching
+    over the cut is kept, never the part of a secret it stands for).
+
+    ``long``: the places of the texts longer than :data:`CUT_CHARS`, which are
+    all there is to do without a redactor."""
+    if redactor is None:
+        for holder, key in long:
+            text = holder[key]
+            length = text.length if isinstance(text, _Cut) else len(text)
+            holder[key] = text[:CUT_CHARS] + CUT_MARKER.format(length=length, kept=CUT_CHARS)
+        return document
     places: list[tuple[Any, Any]] = []
 
     def collect(value: Any) -> None:
@@ -750,17 +805,248 @@ def _masked(document: dict[str, Any], redactor: Any) -> dict[str, Any]:
                 collect(item)
 
     collect(document)
-    masked, _ = redactor.redact_texts([holder[key] for holder, key in places])
-    for (holder, key), text in zip(places, masked):
+    texts = [holder[key] for holder, key in places]
+    lengths = [text.length if isinstance(text, _Cut) else len(text) for text in texts]
+    windows = [text[:_WINDOW_CHARS] for text in texts]
+    masked, _ = redactor.redact_texts(windows)
+    for (holder, key), length, window, text in zip(places, lengths, windows, masked):
+        if length > CUT_CHARS:
+            text = _before_the_cut(text, window[CUT_CHARS:])
+            text = text[:CUT_CHARS] + CUT_MARKER.format(length=length, kept=CUT_CHARS)
         holder[key] = text
     return document
 
 
+def _before_the_cut(masked: str, past: str) -> str:
+    """The masked window of a text less the end it shares with ``past``, the
+    window's original characters past the cut: those stand as they were, so
+    nothing of a secret is in them; what is left holds the masked text up to
+    the cut, and any mask that reaches over it."""
+    low, high = 0, len(past)  # the shortest end of ``past`` that ``masked`` ends with
+    while low < high:
+        middle = (low + high) // 2
+        if masked.endswith(past[middle:]):
+            high = middle
+        else:
+            low = middle + 1
+    return masked[:len(masked) - (len(past) - low)]
+
+
+# ─── Bounded texts ─────────────────────────────────────────────────────
+
+# A text of the document (an attribute value, a name, a status message) keeps
+# this many characters, as the HTML export keeps a recorded value
+# (lens.share.html.WHOLE_TEXT_CHARS); past it, the marker says how long it was.
+CUT_CHARS = 100_000
+# With a redactor, a cut text is masked over this many characters more than it
+# keeps, so a secret up to this long that the cut would split is seen whole.
+GUARD_CHARS = 65_536
+_WINDOW_CHARS = CUT_CHARS + GUARD_CHARS
+CUT_MARKER = "… ⟨cut: the recorded text is {length:,} characters; the first {kept:,} are here⟩"
+
+
+class _Cut(str):
+    """The first characters of a longer text (at least the window), and the
+    whole text's length in characters (:attr:`length`)."""
+
+    length: int
+
+    def __new__(cls, window: str, length: int) -> _Cut:
+        cut = super().__new__(cls, window)
+        cut.length = length
+        return cut
+
+
+def _window(text: Any) -> Any:
+    """``text``, or its first :data:`_WINDOW_CHARS` characters as a :class:`_Cut`
+    when it is a longer string (another value as it is)."""
+    if not isinstance(text, str) or len(text) <= _WINDOW_CHARS or isinstance(text, _Cut):
+        return text
+    return _Cut(text[:_WINDOW_CHARS], len(text))
+
+
+def _joined(head: str, text: Any) -> str:
+    """``head + text`` (``str`` of another value), its whole length kept when
+    ``text`` is a :class:`_Cut`."""
+    if isinstance(text, _Cut):
+        return _Cut(head + text, len(head) + text.length)
+    return _window(head + (text if isinstance(text, str) else str(text)))
+
+
+def _text(value: Any) -> str:
+    """A recorded value as text, as :func:`recorders.values.json_text` writes it
+    (strings as they are, anything else as JSON), but at most the window of it:
+    a value whose JSON is longer is never written whole. Its length is measured
+    over its objects, each shared object once (a packed recording's value
+    referred to from a million places is one object), and the window written
+    from the start, so the work follows the window and the value's distinct
+    objects, not the size of the text it stands for."""
+    if isinstance(value, str):
+        return _window(value)
+    try:
+        length = _json_length(value)
+    except (TypeError, ValueError):  # a cycle, a key JSON cannot write: json_text says it
+        return _window(json_text(value))
+    if length <= _WINDOW_CHARS:
+        return json_text(value)
+    return _Cut(_json_start(value, _WINDOW_CHARS), length)
+
+
+_json_string = json.encoder.encode_basestring  # what json.dumps(ensure_ascii=False) writes
+_ESCAPED = re.compile('[\x00-\x1f"\\\\]')
+# What each character JSON escapes adds to a string's length: \" \\ \b \f \n \r \t
+# add one; any other control character, written \u00XX, five.
+_ESCAPE_EXTRA = tuple((chr(code), 1 if chr(code) in '\b\f\n\r\t' else 5) for code in range(32)) \
+    + (('"', 1), ("\\", 1))
+_SHARED_STRING_CHARS = 256  # a longer string is measured once per object
+
+
+def _string_length(text: str) -> int:
+    """Characters of ``text`` written as a JSON string (quotes included), without writing it."""
+    if _ESCAPED.search(text) is None:
+        return len(text) + 2
+    return len(text) + 2 + sum(text.count(char) * extra for char, extra in _ESCAPE_EXTRA)
+
+
+def _key_text(key: Any) -> str:
+    """A member name as json.dumps writes it (before quoting)."""
+    if isinstance(key, str):
+        return key
+    if key is True:
+        return "true"
+    if key is False:
+        return "false"
+    if key is None:
+        return "null"
+    if isinstance(key, (int, float)):
+        return _scalar_text(key)
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
+
+
+def _scalar_text(node: Any) -> str:
+    """A value that is not a string, list or object, as json.dumps writes it."""
+    if node is None:
+        return "null"
+    if node is True:
+        return "true"
+    if node is False:
+        return "false"
+    if isinstance(node, int):
+        return int.__repr__(node)
+    if isinstance(node, float):
+        if node != node:
+            return "NaN"
+        if node in (float("inf"), float("-inf")):
+            return "Infinity" if node > 0 else "-Infinity"
+        return float.__repr__(node)
+    return _json_string(str(node))  # json_text's default=str
+
+
+def _json_length(value: Any) -> int:
+    """``len(json_text(value))`` for a value that is not a string, without writing
+    it: each container and long string sized once per object (no recursion).
+    ValueError for a cycle, TypeError for a member name JSON cannot write."""
+    sizes: dict[int, int] = {}
+    opened: set[int] = set()
+    # A frame: [its members' values, characters so far, the container]; a
+    # container's brackets, separators and member names are counted when it opens.
+    frames: list[list[Any]] = [[iter((value,)), 0, None]]
+    while True:
+        frame = frames[-1]
+        size = 0
+        for node in frame[0]:
+            cls = node.__class__
+            if cls is str:
+                if len(node) <= _SHARED_STRING_CHARS:
+                    size += len(_json_string(node))
+                    continue
+                known = sizes.get(id(node))
+                if known is None:
+                    known = sizes[id(node)] = _string_length(node)
+                size += known
+            elif cls is dict or cls is list or isinstance(node, (dict, list, tuple)):
+                known = sizes.get(id(node))
+                if known is not None:
+                    size += known
+                    continue
+                if id(node) in opened:
+                    raise ValueError("Circular reference detected")
+                opened.add(id(node))
+                opening = 2 + 2 * (len(node) - 1) if node else 2  # brackets, ", " between
+                if isinstance(node, dict):
+                    opening += 2 * len(node)  # ": " after each name
+                    try:
+                        opening += sum(map(len, map(_json_string, node)))
+                    except TypeError:  # a name that is not a string
+                        opening += sum(len(_json_string(_key_text(key))) for key in node)
+                    members = iter(node.values())
+                else:
+                    members = iter(node)
+                frame[1] += size
+                frames.append([members, opening, node])
+                break
+            elif isinstance(node, str):
+                size += _string_length(node)
+            else:
+                size += len(_scalar_text(node))
+        else:
+            frame[1] += size
+            frames.pop()
+            if not frames:
+                return frame[1]
+            sizes[id(frame[2])] = frame[1]
+            opened.discard(id(frame[2]))
+            frames[-1][1] += frame[1]
+
+
+_END = object()
+
+
+def _json_start(value: Any, limit: int) -> str:
+    """The first ``limit`` characters of ``json_text(value)`` (no recursion), written
+    from the start and stopped there: a long string is cut before it is escaped,
+    a long list or object is read no further than what is written."""
+    pieces: list[str] = []
+    size = 0
+    frames: list[list[Any]] = []  # [its items, is an object, members so far]
+    node = value
+    while True:
+        if isinstance(node, dict):
+            piece = "{"
+            frames.append([iter(node.items()), True, 0])
+        elif isinstance(node, (list, tuple)):
+            piece = "["
+            frames.append([iter(node), False, 0])
+        elif isinstance(node, str):
+            piece = _json_string(node[:limit - size + 1])
+        else:
+            piece = _scalar_text(node)
+        pieces.append(piece)
+        size += len(piece)
+        node = _END
+        while frames and size < limit:
+            frame = frames[-1]
+            item = next(frame[0], _END)
+            if item is _END:
+                piece = "}" if frame[1] else "]"
+                frames.pop()
+            else:
+                piece = ", " if frame[2] else ""
+                frame[2] += 1
+                if frame[1]:
+                    key, node = item
+                    piece += _json_string(_key_text(key)[:limit - size + 1]) + ": "
+                else:
+                    node = item
+            pieces.append(piece)
+            size += len(piece)
+            if node is not _END:
+                break
+        if node is _END or size >= limit:
+            return "".join(pieces)[:limit]
+
+
 # ─── Small helpers ─────────────────────────────────────────────────────
-
-
-def _text_of(value: Any) -> str:
-    return value if isinstance(value, str) else json_text(value)
 
 
 def _json_type(value: Any) -> str:
@@ -779,11 +1065,11 @@ def _integral(value: float) -> int | float:
     return int(value) if float(value).is_integer() else float(value)
 
 
-def _bounded_list(items: Iterable[str]) -> list[str]:
-    items = list(items)
-    kept = items[:MAX_LIST_ITEMS]
-    if len(items) > MAX_LIST_ITEMS:
-        kept.append(f"…+{len(items) - MAX_LIST_ITEMS} more")
+def _bounded_list(items: Iterable[str], count: int) -> list[str]:
+    """The first :data:`MAX_LIST_ITEMS` of ``count`` items, and how many more there are."""
+    kept = list(itertools.islice(items, MAX_LIST_ITEMS))
+    if count > MAX_LIST_ITEMS:
+        kept.append(f"…+{count - MAX_LIST_ITEMS} more")
     return kept
 
 
