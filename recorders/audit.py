@@ -56,6 +56,14 @@ UNFINISHED_RUN = ("the records stop before the run's end: the bundle was taken w
                   "was going (bundle() and drain() may be called mid-run), or the run crashed")
 BOUNDED_PAYLOADS = ("payloads are bounded by the audit export: tool arguments are key names, "
                     "results types, content lengths")
+# How the bounded export writes a result in place of its text: its type.
+_BOUNDED_RESULT = re.compile(r"\[type: [a-z]+\]")
+
+
+def is_bounded_result(value: object) -> bool:
+    """Whether ``value`` is the bounded audit export's stand-in for a result
+    (``[type: string]``): no words of the tool's, so not to be quoted as its own."""
+    return isinstance(value, str) and _BOUNDED_RESULT.fullmatch(value) is not None
 
 # Float64 holds every integer of at most this size exactly, and JavaScript
 # writes each of them in plain digits.

@@ -41,6 +41,7 @@ from recorders.catalogue import CONTEXT_BUDGET_PRESSURE, SKILL_REJECTED, VERDICT
     WARNING as WARNING_KIND, short_name
 from recorders.evidence import MESSAGES, EvidenceIndex, Finding, ModelCall, StepMap
 from recorders.evidence.records import BY_FINAL_ANSWER, BY_LAST_CALL, CONSUMER_SCOPE
+from recorders.audit import is_bounded_result
 from recorders.gaps import Gap
 from recorders.route_recorder import RouteHop, RouteTrip, format_route_hop
 from lens.evidence.nav import Nav, call_title, nav_for_call, nav_for_tool
@@ -291,8 +292,9 @@ def _call_name(call: ModelCall) -> str:
 
 
 def _said(value: object) -> bool:
-    """Whether a recorded result or error has words worth quoting."""
-    return isinstance(value, str) and bool(value.strip())
+    """Whether a recorded result or error has words worth quoting (not the
+    bounded audit export's ``[type: string]`` standing in for them)."""
+    return isinstance(value, str) and bool(value.strip()) and not is_bounded_result(value)
 
 
 def _last_text(calls: Sequence[ModelCall]) -> str:
