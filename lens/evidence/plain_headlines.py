@@ -61,6 +61,11 @@ def _call(index: EvidenceIndex, finding: Finding, word: str = "at") -> str:
     return f" {word} model call {finding.call + 1}"
 
 
+def _often(alike: list) -> str:
+    """The " (3 times)" tail of a headline whose finding recurs; empty when it is once."""
+    return f" ({times(len(alike))})" if len(alike) > 1 else ""
+
+
 def _said(text: str | None) -> str:
     return f": {quoted(text)}" if text else ""
 
@@ -145,7 +150,7 @@ def _recovered(index, alike):
     f = alike[0]
     attempt = _p(f).get("attempt")
     at = f" on attempt {number(attempt)}" if isinstance(attempt, int) else ""
-    return f"A retried call succeeded{at}" + (f" ({times(len(alike))})" if len(alike) > 1 else "")
+    return f"A retried call succeeded{at}" + _often(alike)
 
 
 def _repeated(index, alike):
@@ -207,8 +212,7 @@ def _middleware(index, alike):
     verb = {"deny": "denied", "allow": "let through", "block": "blocked"}.get(outcome, outcome)
     tool = _tool(index, f)
     what = tool or "a model call"
-    n = f" ({times(len(alike))})" if len(alike) > 1 else ""
-    return f"A middleware {verb} {what}{n}" + _said(_text(f, "why", "reason"))
+    return f"A middleware {verb} {what}{_often(alike)}" + _said(_text(f, "why", "reason"))
 
 
 def _tool_end(index, alike):
@@ -237,9 +241,8 @@ def _shadowed(index, alike):
 def _absent(index, alike):
     f = alike[0]
     looked = _text(f, "lookedFor")
-    n = f" ({times(len(alike))})" if len(alike) > 1 else ""
     return (f"The model looked for a tool {_tool(index, f) or ''} that is not offered".replace(
-        "  ", " ") + (f", for {quoted(looked)}" if looked else "") + n)
+        "  ", " ") + (f", for {quoted(looked)}" if looked else "") + _often(alike))
 
 
 def _coverage(index, alike):
@@ -296,7 +299,7 @@ def _exit(index, alike):
         how = " ran out of its budget"
     else:
         how = f" ended with status {status}" if status else " ended"
-    return what + how + (f" ({times(len(alike))})" if len(alike) > 1 else "")
+    return what + how + _often(alike)
 
 
 def _branch(index, alike):
@@ -343,7 +346,7 @@ def _risk(index, alike):
     severity = _text(f, "severity")
     return ("A guardrail flagged " + (f"a {severity}-severity " if severity else "a ")
             + (f"{category} risk" if category else "risk")
-            + (f" ({times(len(alike))})" if len(alike) > 1 else ""))
+            + _often(alike))
 
 
 def _canned(index, alike):
