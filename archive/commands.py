@@ -294,25 +294,18 @@ def _label(args: argparse.Namespace) -> Any:
 def _check_step(folder: str, file: str, sha256: str, step: Any, shown: str) -> None:
     """ArchiveError unless the run file (as indexed) has the step: its scope on the
     run page (the lens view) and a number within that scope's steps."""
-    import hashlib
-
-    from archive.beneath import NotReadable, read_beneath
-    from archive.limits import file_limits
-    from lens.run import open_run
-    from recorders.errors import RecordingError
+    from archive.indexed_run import CHANGED, UNREADABLE, IndexedRunProblem, open_indexed_run
 
     try:
-        data = read_beneath(folder, file, file_limits().max_expanded_bytes).data
-    except (NotReadable, OSError) as error:
-        raise ArchiveError(f"--step {shown!r}: cannot read {file!r} to check the step "
-                           f"({error})") from None
-    if hashlib.sha256(data).hexdigest() != sha256:
-        raise ArchiveError(f"{file!r} changed since it was indexed; re-index the folder "
-                           "before labelling one of its steps")
-    try:
-        scopes = open_run(data).scopes("lens")
-    except RecordingError as error:
-        raise ArchiveError(f"--step {shown!r}: {file!r} cannot be opened ({error})") from None
+        scopes = open_indexed_run(folder, file, sha256).scopes("lens")
+    except IndexedRunProblem as problem:
+        if problem.kind == UNREADABLE:
+            raise ArchiveError(f"--step {shown!r}: cannot read {file!r} to check the step "
+                               f"({problem})") from None
+        if problem.kind == CHANGED:
+            raise ArchiveError(f"{file!r} changed since it was indexed; re-index the folder "
+                               "before labelling one of its steps") from None
+        raise ArchiveError(f"--step {shown!r}: {file!r} cannot be opened ({problem})") from None
     scope = scopes.get(tuple(step.path))
     if scope is None:
         raise ArchiveError(f"--step {shown!r}: the run has no scope "

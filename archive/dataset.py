@@ -24,12 +24,8 @@ from typing import Any, Iterable
 
 import duckdb
 
-from archive.beneath import NotReadable, read_beneath
-from archive.errors import ArchiveError
 from archive.labels import LabelStore, clean_label
-from archive.limits import file_limits
 from archive.query import DEFAULT_LIMITS, QueryLimits, json_value, select
-from recorders.errors import RecordingError
 
 # One served piece's text is cut here in a line (said with "truncated": true).
 MAX_PIECE_CHARS = 50_000
@@ -84,24 +80,15 @@ def _served_context(folder: str | os.PathLike, file: str, sha256: str,
     """What the run's last model call was served, slot by slot; None (said in
     ``notes``) when the file cannot be read now or changed since indexing."""
     # Imported here: only an export opens runs.
-    import hashlib
-
+    from archive.indexed_run import CHANGED, IndexedRunProblem, open_indexed_run
     from lens.compare.evidence_adapter import served_pieces
-    from lens.run import open_run
 
     try:
-        data = read_beneath(folder, file, file_limits().max_expanded_bytes).data
-    except (NotReadable, ArchiveError, OSError) as error:
-        notes.append(f"{file}: served context left out: {error}")
-        return None
-    if hashlib.sha256(data).hexdigest() != sha256:
+        run = open_indexed_run(folder, file, sha256)
+    except IndexedRunProblem as problem:
         notes.append(f"{file}: changed since it was indexed; served context left out "
-                     "(re-index the folder)")
-        return None
-    try:
-        run = open_run(data)
-    except RecordingError as error:
-        notes.append(f"{file}: served context left out: {error}")
+                     "(re-index the folder)" if problem.kind == CHANGED else
+                     f"{file}: served context left out: {problem}")
         return None
     call = run.evidence.final_call()
     if call is None:
