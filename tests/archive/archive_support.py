@@ -22,6 +22,15 @@ MANIFEST_NAME = "_lens-manifest.json"
 Select = Callable[[str], list[dict[str, Any]]]
 
 
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    """``footprint-lens ARGV`` in process: its exit status, stdout and stderr."""
+    from lens.cli import main
+
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
 def sample_source() -> Path:
     return Path(os.environ.get("LENS_ARCHIVE_SAMPLE") or SAMPLE)
 

@@ -20,6 +20,15 @@ def archive_copy(tmp_path):
     return copy_archive(tmp_path / "runs"), tmp_path / "index.duckdb"
 
 
+@pytest.fixture
+def indexed_copy(tmp_path):
+    """A fresh copy of the sample runs, indexed: for tests that label it or change it."""
+    folder = copy_archive(tmp_path / "runs")
+    db = tmp_path / "index.duckdb"
+    index_folder(folder, db)
+    return folder, db
+
+
 @pytest.fixture(scope="module")
 def indexed_sample(tmp_path_factory):
     """The sample archive indexed once, for tests that only read it."""

@@ -6,30 +6,24 @@ import json
 
 import pytest
 
-from lens.cli import main
+from archive_support import cli
 from archive.schema import RUNS
-
-
-def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def test_index_prints_what_changed_as_json(capsys, archive_copy, facts):
     folder, db = archive_copy
-    status, out, err = run_cli(capsys, "archive", "index", str(folder), "--db", str(db))
+    status, out, err = cli(capsys, "archive", "index", str(folder), "--db", str(db))
     assert status == 0 and err == ""  # no progress bar when stderr is not a terminal
     report = json.loads(out)
     assert set(report) == {"runs", "added", "updated", "unchanged", "removed", "unreadable"}
     assert report["runs"] == len(facts["files"])
-    status, out, _ = run_cli(capsys, "archive", "index", str(folder), "--db", str(db))
+    status, out, _ = cli(capsys, "archive", "index", str(folder), "--db", str(db))
     assert json.loads(out)["unchanged"] == report["added"]
 
 
 def test_runs_lists_filtered_runs_with_every_column(capsys, indexed_sample, facts):
     folder, db, _ = indexed_sample
-    status, out, _ = run_cli(capsys, "archive", "runs", str(folder), "--db", str(db),
+    status, out, _ = cli(capsys, "archive", "runs", str(folder), "--db", str(db),
                              "--where", "failed_tool_calls > 0", "--json", "--limit", "0")
     assert status == 0
     rows = json.loads(out)
@@ -42,7 +36,7 @@ def test_runs_lists_filtered_runs_with_every_column(capsys, indexed_sample, fact
 
 def test_runs_as_a_table_keeps_terminal_control_characters_out(capsys, indexed_sample):
     folder, db, _ = indexed_sample
-    status, out, _ = run_cli(capsys, "archive", "runs", str(folder), "--db", str(db),
+    status, out, _ = cli(capsys, "archive", "runs", str(folder), "--db", str(db),
                              "--limit", "3")
     assert status == 0
     assert out.splitlines()[0].split()[:2] == ["started_at", "agent"]
@@ -52,7 +46,7 @@ def test_runs_as_a_table_keeps_terminal_control_characters_out(capsys, indexed_s
 
 def test_sql_answers_with_json_rows(capsys, indexed_sample, facts):
     folder, db, _ = indexed_sample
-    status, out, _ = run_cli(capsys, "archive", "sql", str(folder), "--db", str(db),
+    status, out, _ = cli(capsys, "archive", "sql", str(folder), "--db", str(db),
                              "SELECT agent, count(*) AS n FROM runs GROUP BY agent")
     assert status == 0
     by_agent = {r["agent"]: r["n"] for r in json.loads(out)}
@@ -80,7 +74,7 @@ def test_sql_that_writes_attaches_or_reads_outside_is_refused_in_one_line(
         capsys, indexed_sample, tmp_path, sql, reason):
     folder, db, _ = indexed_sample
     (tmp_path / "secret.txt").write_text("not for the query")
-    status, out, err = run_cli(capsys, "archive", "sql", str(folder), "--db", str(db),
+    status, out, err = cli(capsys, "archive", "sql", str(folder), "--db", str(db),
                                sql.format(tmp=tmp_path))
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and reason in err and "Traceback" not in err
@@ -89,10 +83,10 @@ def test_sql_that_writes_attaches_or_reads_outside_is_refused_in_one_line(
 
 def test_a_where_clause_cannot_smuggle_a_second_statement(capsys, indexed_sample):
     folder, db, _ = indexed_sample
-    status, _, err = run_cli(capsys, "archive", "runs", str(folder), "--db", str(db),
+    status, _, err = cli(capsys, "archive", "runs", str(folder), "--db", str(db),
                              "--where", "true); DELETE FROM runs; SELECT (1")
     assert status == 2 and "statements" in err
-    status, out, _ = run_cli(capsys, "archive", "sql", str(folder), "--db", str(db),
+    status, out, _ = cli(capsys, "archive", "sql", str(folder), "--db", str(db),
                              "SELECT count(*) AS n FROM runs")
     assert json.loads(out)[0]["n"] > 0
 
@@ -106,7 +100,7 @@ def test_a_where_clause_cannot_smuggle_a_second_statement(capsys, indexed_sample
 ])
 def test_bad_command_lines_fail_in_one_line(capsys, tmp_path, argv, message):
     (tmp_path / "never-indexed").mkdir()
-    status, out, err = run_cli(capsys, *[a.format(tmp=tmp_path) for a in argv])
+    status, out, err = cli(capsys, *[a.format(tmp=tmp_path) for a in argv])
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and message in err
 
@@ -114,7 +108,7 @@ def test_bad_command_lines_fail_in_one_line(capsys, tmp_path, argv, message):
 def test_an_index_file_whose_folder_cannot_be_made_is_one_line(capsys, archive_copy, tmp_path):
     folder, _ = archive_copy
     (tmp_path / "a-file").write_text("not a folder")
-    status, out, err = run_cli(capsys, "archive", "index", str(folder),
+    status, out, err = cli(capsys, "archive", "index", str(folder),
                                "--db", str(tmp_path / "a-file" / "index.duckdb"))
     assert status == 2 and out == "" and err.count("\n") == 1
     assert "cannot create the folder for the index" in err
@@ -128,7 +122,7 @@ def test_a_duckdb_file_that_is_not_an_index_is_refused_and_left_alone(capsys, ar
     theirs = tmp_path / "theirs.duckdb"
     with duckdb.connect(str(theirs)) as con:
         con.execute("CREATE TABLE runs (id INTEGER)")
-    status, out, err = run_cli(capsys, "archive", "index", str(folder), "--db", str(theirs))
+    status, out, err = cli(capsys, "archive", "index", str(folder), "--db", str(theirs))
     assert status == 2 and out == "" and err.count("\n") == 1
     assert "not a Lens archive index" in err and "runs" in err
     with duckdb.connect(str(theirs)) as con:
@@ -149,7 +143,7 @@ def test_an_index_in_use_by_another_writer_is_said_plainly(capsys, archive_copy)
         deadline = time.monotonic() + 30
         while not ready.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
-        status, _, err = run_cli(capsys, "archive", "index", str(folder), "--db", str(db))
+        status, _, err = cli(capsys, "archive", "index", str(folder), "--db", str(db))
         assert status == 2 and "in use by another process" in err
     finally:
         holder.terminate()

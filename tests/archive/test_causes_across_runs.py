@@ -20,9 +20,8 @@ from archive.causes import cause_groups, group_files
 from archive.embedded import index_folder
 from archive.labels import LabelStore
 from archive.query import open_index, select
-from archive_support import copy_archive
+from archive_support import cli, copy_archive
 from family_files import family_names, family_recording
-from lens.cli import main
 from recorders.catalogue import TOOL_END, TOOL_START, VERDICT, event_kind
 
 
@@ -120,12 +119,6 @@ def test_a_where_narrows_the_runs_grouped(folder_and_db):
     assert {row["file"] for row in members} == set(first["files"])
 
 
-def cli(capsys, *args: str):
-    status = main(list(args))
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
 def test_the_causes_command_prints_the_groups_as_json(folder_and_db, capsys):
     folder, db = folder_and_db
     status, out, _ = cli(capsys, "archive", "causes", str(folder), "--db", str(db), "--json")
@@ -142,10 +135,8 @@ def test_the_causes_command_prints_the_groups_as_json(folder_and_db, capsys):
 
 
 @pytest.fixture
-def labelled(tmp_path):
-    folder = copy_archive(tmp_path / "runs")
-    db = tmp_path / "index.duckdb"
-    index_folder(folder, db)
+def labelled(indexed_copy):
+    folder, db = indexed_copy
     with open_index(db) as con:
         rows = select(con, "SELECT file, agent, user_message FROM runs WHERE failed_tool_calls > 0 "
                            "ORDER BY file")

@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from lens.cli import main
+from archive_support import cli
 from archive.schema import TABLES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,12 +39,6 @@ CHILD = ("import sys\n"
          "with open(sys.argv[1], 'w') as out:\n"
          "    out.write(peak)\n"
          "sys.exit(status)\n")
-
-
-def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def run_child(tmp_path, *argv: str, env: dict[str, str] | None = None):
@@ -169,23 +163,23 @@ def test_a_huge_answer_is_refused_at_the_default_row_cap(indexed_sample, tmp_pat
 
 
 def test_the_row_cap_lets_an_answer_of_exactly_that_many_rows_through(capsys, indexed_sample):
-    status, out, _ = run_cli(capsys, *sql_args(indexed_sample, "--max-rows", "10",
+    status, out, _ = cli(capsys, *sql_args(indexed_sample, "--max-rows", "10",
                                                "SELECT * FROM range(10)"))
     assert status == 0 and [r["range"] for r in json.loads(out)] == list(range(10))
-    status, out, err = run_cli(capsys, *sql_args(indexed_sample, "--max-rows", "10",
+    status, out, err = cli(capsys, *sql_args(indexed_sample, "--max-rows", "10",
                                                  "SELECT * FROM range(11)"))
     assert status == 2 and out == "" and "limit of 10 rows" in one_line(err)
 
 
 def test_a_few_rows_of_huge_values_are_refused_at_the_byte_cap(capsys, indexed_sample):
     # 2 MB of text in 200 rows, under a 1 MB cap
-    status, out, err = run_cli(capsys, *sql_args(indexed_sample, "--max-result-mb", "1",
+    status, out, err = cli(capsys, *sql_args(indexed_sample, "--max-result-mb", "1",
                                                  "SELECT repeat('x', 10000) AS s "
                                                  "FROM range(200)"))
     assert status == 2 and out == ""
     assert one_line(err).startswith("the answer is larger than its limit of 1 MB "
                                     "(--max-result-mb / LENS_SQL_MAX_RESULT_MB)")
-    status, out, _ = run_cli(capsys, *sql_args(indexed_sample, "--max-result-mb", "1",
+    status, out, _ = cli(capsys, *sql_args(indexed_sample, "--max-result-mb", "1",
                                                "SELECT repeat('x', 10000) AS s FROM range(50)"))
     assert status == 0 and len(json.loads(out)) == 50
 
@@ -200,7 +194,7 @@ def test_a_limit_that_is_not_a_positive_number_is_one_line(capsys, monkeypatch, 
                                                              argv_tail, env, named):
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    status, out, err = run_cli(capsys, *sql_args(indexed_sample, *argv_tail, "SELECT 1"))
+    status, out, err = cli(capsys, *sql_args(indexed_sample, *argv_tail, "SELECT 1"))
     assert status == 2 and out == ""
     assert named in one_line(err) and "positive number" in err
 
@@ -230,7 +224,7 @@ def test_a_limit_that_is_not_a_positive_number_is_one_line(capsys, monkeypatch, 
 ])
 def test_text_that_reaches_past_its_option_is_refused_naming_it(capsys, indexed_sample,
                                                                  option, text):
-    status, out, err = run_cli(capsys, *runs_args(indexed_sample, option, text, "--limit", "2"))
+    status, out, err = cli(capsys, *runs_args(indexed_sample, option, text, "--limit", "2"))
     assert status == 2 and out == ""
     assert one_line(err).startswith(option + " "), err
 
@@ -240,7 +234,7 @@ def test_a_deeply_nested_where_answers_or_is_one_line_naming_it(capsys, indexed_
     # DuckDB parses up to 1,000 levels; writing the tree back (duckdb 2.0 stops
     # at 256) or reading it in Python (the recursion limit) may stop sooner,
     # and must then say so plainly.
-    status, out, err = run_cli(capsys, *runs_args(indexed_sample, "--limit", "0",
+    status, out, err = cli(capsys, *runs_args(indexed_sample, "--limit", "0",
                                                   "--where", "NOT " * depth + "TRUE"))
     if status == 0:  # an even number of NOTs: every run
         assert len(json.loads(out)) == len(_files(capsys, indexed_sample))
@@ -249,13 +243,13 @@ def test_a_deeply_nested_where_answers_or_is_one_line_naming_it(capsys, indexed_
 
 
 def _sql_rows(capsys, indexed_sample, sql: str) -> list[dict]:
-    status, out, err = run_cli(capsys, *sql_args(indexed_sample, sql))
+    status, out, err = cli(capsys, *sql_args(indexed_sample, sql))
     assert status == 0, err
     return json.loads(out)
 
 
 def _files(capsys, indexed_sample, *options: str) -> list[str]:
-    status, out, err = run_cli(capsys, *runs_args(indexed_sample, "--limit", "0", *options))
+    status, out, err = cli(capsys, *runs_args(indexed_sample, "--limit", "0", *options))
     assert status == 0, err
     return [row["file"] for row in json.loads(out)]
 
@@ -296,7 +290,7 @@ def test_order_by_a_list_with_directions_and_nulls(capsys, indexed_sample):
     expected = [r["file"] for r in nulls_last_then_longest]
     assert _files(capsys, indexed_sample, "--order-by", "duration_ms DESC NULLS LAST, file") == \
         expected
-    status, out, _ = run_cli(capsys, *runs_args(indexed_sample, "--order-by",
+    status, out, _ = cli(capsys, *runs_args(indexed_sample, "--order-by",
                                                 "duration_ms DESC NULLS LAST, file",
                                                 "--limit", "3"))
     assert status == 0 and [r["file"] for r in json.loads(out)] == expected[:3]

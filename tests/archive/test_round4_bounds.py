@@ -21,8 +21,7 @@ import pytest
 from archive.embedded import index_folder
 from archive.labels import LabelStore
 from archive.query import open_index, select
-from archive_support import copy_archive
-from lens.cli import main
+from archive_support import cli
 from lens.share.redaction import MAX_PATTERN_FILE_BYTES
 from recorders.errors import RecordingError
 from recorders.loading import load_file
@@ -31,12 +30,6 @@ TESTS = Path(__file__).resolve().parent.parent
 ROOT = TESTS.parent
 RUN = TESTS / "corpus" / "agent-no-tools" / "recording.json"
 AUDIT = TESTS / "data" / "formats" / "audit-bundle" / "agent-tool" / "audit-bundle.json"
-
-
-def cli(capsys, *argv: str) -> tuple[int, str, str]:
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def one_line(err: str) -> bool:
@@ -145,10 +138,8 @@ def test_a_stored_report_with_many_members_still_opens(tmp_path):
 
 
 @pytest.fixture
-def indexed(tmp_path):
-    folder = copy_archive(tmp_path / "runs")
-    db = tmp_path / "index.duckdb"
-    index_folder(folder, db)
+def indexed(indexed_copy):
+    folder, db = indexed_copy
     with open_index(db) as con:
         (row,) = select(con, "SELECT file FROM runs ORDER BY file LIMIT 1")
     return folder, db, row["file"]
