@@ -105,7 +105,7 @@ from typing import Any, Callable, Iterable, Sequence
 from urllib.parse import quote, quote_plus, unquote, unquote_plus
 
 from lens.share.base64_text import Base64Run, base64_runs
-from lens.share.chunk_streams import ChunkStreams, chunk_of, joined
+from lens.share.chunk_streams import CHUNK_TYPES, ChunkStreams, chunk_of, joined
 from lens.share.chunk_streams import spread as spread_chunks
 from recorders.deep_parse import parsing
 from recorders.packed import is_packed_format
@@ -1129,7 +1129,9 @@ class _Scan:
             if context == _STRUCTURAL:
                 return
             context = _object_context(context, value)
-            if value.get("type").__class__ is str:
+            event_type = value.get("type")
+            # Only a chunk event costs a call (a type may be any JSON value, unhashable too).
+            if event_type.__class__ is str and event_type in CHUNK_TYPES:
                 chunk = chunk_of(value, self._values)
                 if chunk is not None:
                     self._streams.add(*chunk)
