@@ -33,6 +33,7 @@ from lens.run import open_run
 from lens.share import otlp
 from lens.share.html import WHOLE_TEXT_CHARS, export_file_bytes
 from lens.share.otlp import CUT_CHARS, otlp_document
+from recorders.json_measure import json_length, json_start
 from recorders.packed import MAX_EXPANDED_ENV
 from recorders.values import json_text
 
@@ -208,11 +209,11 @@ def test_the_bounded_writer_agrees_with_json_text(value):
     whole = json.dumps(value, ensure_ascii=False, default=str)
     if not isinstance(value, str):
         assert whole == json_text(value)
-    assert otlp._json_length(value) == len(whole)  # noqa: SLF001
+    assert json_length(value) == len(whole)
     for limit in sorted({0, 1, 2, 3, 5, 8, 13, len(whole) // 2, len(whole) - 1,
                          len(whole), len(whole) + 1}):
         if limit >= 0:
-            assert otlp._json_start(value, limit) == whole[:limit], limit  # noqa: SLF001
+            assert json_start(value, limit) == whole[:limit], limit
 
 
 def test_shared_objects_are_measured_once():
@@ -220,9 +221,9 @@ def test_shared_objects_are_measured_once():
     value: Any = leaf
     for _ in range(200):  # 2**200 copies: written whole it would never end
         value = [value, value]
-    length = otlp._json_length(value)  # noqa: SLF001
+    length = json_length(value)
     assert length == 2**200 * 1002 + (2**200 - 1) * 4  # each list: [a, b]
-    assert otlp._json_start(value, 50) == "[" * 50  # noqa: SLF001
+    assert json_start(value, 50) == "[" * 50
 
 
 def test_the_html_page_of_the_hostile_file_is_bounded(small_bound):
