@@ -25,14 +25,18 @@ import html
 import json
 import re
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from recorders.json_measure import json_length, json_start
 from recorders.values import exact_float, finite_or_none, is_number, js_number_text, json_chunks, json_text
 
 CLIP_LIMIT = 2_000
 # Deeper than this a value is written as compact JSON, not indented.
 INDENT_DEPTH = 32
+# A list or object whose JSON is longer is shown from its start on one line and
+# written whole only when asked (a download).
+LARGE_VALUE_CHARS = 1_000_000
 # An interactive JSON view (st.json) shows this many levels and items; the
 # browser's viewer crashes the tab on a value nested about a thousand deep.
 SHOWN_DEPTH = 16
@@ -205,35 +209,57 @@ def collapsed(value: Any, depth: int = SHOWN_DEPTH, items: int = SHOWN_ITEMS,
 class DisplayText:
     """A recorded value prepared for the screen, and the whole value behind it.
 
-    ``text`` is the first ``shown_chars`` characters of ``full`` with invisible
-    characters made visible; ``full`` is the value untouched, for a download
-    or an expand.
+    ``text`` is the first ``shown_chars`` characters of the value's text with
+    invisible characters made visible; ``length`` is how long the whole text
+    is. :attr:`full` is the value untouched, for a download or an expand; a
+    value past :data:`LARGE_VALUE_CHARS` is written whole only when asked
+    (:attr:`full`), and its start (:meth:`start`) without writing the rest.
     """
 
     text: str
-    full: str
     shown_chars: int
+    length: int
+    _whole: str | None = field(default=None, repr=False)
+    _value: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def full(self) -> str:
+        """The whole text; for a large value, written now (it may be hundreds of
+        MB: ask for it when a person does)."""
+        return self._whole if self._whole is not None else json_start(self._value, self.length)
+
+    def start(self, chars: int) -> str:
+        """The first ``chars`` characters of :attr:`full`, at a cost that follows ``chars``."""
+        return self._whole[:chars] if self._whole is not None else json_start(self._value, chars)
 
     @property
     def truncated(self) -> bool:
-        return self.shown_chars < len(self.full)
-
-    @property
-    def length(self) -> int:
-        return len(self.full)
+        return self.shown_chars < self.length
 
     @property
     def hidden_chars(self) -> int:
-        return len(self.full) - self.shown_chars
+        return self.length - self.shown_chars
 
 
 def display_text(value: Any, limit: int = CLIP_LIMIT) -> DisplayText:
-    """``value`` as text (:func:`value_text`), clipped to ``limit`` characters for the screen."""
+    """``value`` as text (:func:`value_text`), clipped to ``limit`` characters for
+    the screen. A list or object whose one-line JSON is longer than
+    :data:`LARGE_VALUE_CHARS` is measured over its distinct objects and shown
+    from its start on one line (its text is that one line), never written
+    whole here: a packed value shared a million times costs what its objects do."""
     if limit < 0:
         raise ValueError("limit must be >= 0")
+    if isinstance(value, (dict, list)):
+        try:
+            length = json_length(value)
+        except (TypeError, ValueError):  # a cycle or a name JSON cannot write: value_text says it
+            length = 0
+        if length > LARGE_VALUE_CHARS:
+            shown = json_start(value, limit)
+            return DisplayText(visible(shown), len(shown), length, None, value)
     full = value_text(value)
     shown = full[:limit]
-    return DisplayText(visible(shown), full, len(shown))
+    return DisplayText(visible(shown), len(shown), len(full), full)
 
 
 def grouped(value: Any, decimals: int | None = None) -> str:

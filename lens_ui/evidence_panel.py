@@ -196,7 +196,7 @@ def render_causes(causes: Sequence[LikelyCause], on_navigate: Navigate, *,
             with st.expander("What was recorded"):
                 st.text(f"Kind: {cause.kind}")
                 if cause.detail is not None:
-                    st.code(display_text(cause.detail.full, PREVIEW_IN_LISTS).text,
+                    st.code(display_text(cause.detail.start(PREVIEW_IN_LISTS), PREVIEW_IN_LISTS).text,
                             language=None, wrap_lines=True)
             _nav_button(cause.nav, on_navigate, f"{key}-go-{n}", steps, "Go to step",
                         step_label=step_label)
@@ -230,7 +230,7 @@ def _render_link(link: BacktrackLink, on_navigate: Navigate, steps: Sequence[Any
             head += f"   (inferred: {link.inferred})"
         st.text(head)
         if link.text is not None:
-            st.code(display_text(link.text.full, PREVIEW_IN_LISTS).text, language=None,
+            st.code(display_text(link.text.start(PREVIEW_IN_LISTS), PREVIEW_IN_LISTS).text, language=None,
                     wrap_lines=True)
     with cols[1]:
         _nav_button(link.nav, on_navigate, f"{key}-go-{link.number}", steps, "Step",

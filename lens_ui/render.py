@@ -50,8 +50,8 @@ def long_text(part: DisplayText, key: str) -> None:
 
 
 def _whole_value(part: DisplayText, key: str) -> None:
-    st.caption(f"Clipped: {part.hidden_chars:,} more characters ({len(part.full):,} in all).")
-    if len(part.full) <= EXPAND_LIMIT:
+    st.caption(f"Clipped: {part.hidden_chars:,} more characters ({part.length:,} in all).")
+    if part.length <= EXPAND_LIMIT:
         # Drawn only while open: a closed expander's content still ships and renders.
         with st.expander("Show the whole value", key=f"{key}.whole", on_change="rerun") as box:
             if box.open:

@@ -17,7 +17,7 @@ from recorders.values import json_text
 from lens.evidence.backtrack import BacktrackChain
 from lens.evidence.causes import LikelyCause
 from lens.evidence.nav import Nav, call_title
-from lens.text import markdown_code_span, markdown_literal, value_text, visible
+from lens.text import DisplayText, markdown_code_span, markdown_literal, value_text, visible
 
 # Characters of a value written into the report: a file, not a screen, so it
 # keeps more than the screen's clip limit.
@@ -30,14 +30,19 @@ def md_code_span(value: Any) -> str:
 
 
 def md_fenced(value: Any, limit: int = REPORT_LIMIT) -> str:
-    """A fenced block (``text``) with a fence longer than any backtick run inside."""
-    full = value_text(value)
-    text = visible(full[:limit])
+    """A fenced block (``text``) with a fence longer than any backtick run inside;
+    ``value`` is a recorded value or its :class:`~lens.text.DisplayText`."""
+    if isinstance(value, DisplayText):
+        start, length = value.start(limit), value.length
+    else:
+        full = value_text(value)
+        start, length = full[:limit], len(full)
+    text = visible(start)
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     block = f"{fence}text\n{text}\n{fence}"
-    if len(full) > limit:
-        block += f"\n\n_({len(full):,} characters; the first {limit:,} are shown.)_"
+    if length > limit:
+        block += f"\n\n_({length:,} characters; the first {limit:,} are shown.)_"
     return block
 
 
@@ -109,7 +114,7 @@ def backtrack_report(index: EvidenceIndex, chain: BacktrackChain, *, recording_i
             out.append(md_code_span(cause.why))
             out.append("")
             if cause.detail is not None:
-                out.append(md_fenced(cause.detail.full))
+                out.append(md_fenced(cause.detail))
                 out.append("")
     out.append("## Chain")
     out.append("")
@@ -126,7 +131,7 @@ def backtrack_report(index: EvidenceIndex, chain: BacktrackChain, *, recording_i
         out.append(line)
         out.append("")
         if link.text is not None:
-            out.append(md_fenced(link.text.full))
+            out.append(md_fenced(link.text))
             out.append("")
     return "\n".join(out).rstrip() + "\n"
 

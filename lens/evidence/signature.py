@@ -21,6 +21,10 @@ from typing import NamedTuple
 
 from lens.evidence.causes import LikelyCause
 
+# An error's first line is looked for this far in: a value written on one line
+# (a large JSON value) is not written whole to find it.
+FIRST_LINE_CHARS = 10_000
+
 SIGNATURE_CHARS = 200  # a signature's text is cut here (after normalising)
 PLACEHOLDER = "#"
 # Kinds whose detail is the error text itself (the rest carry a payload's JSON).
@@ -63,7 +67,7 @@ def cause_text(cause: LikelyCause) -> str:
     """The words a cause is grouped by: the error's first line where it has
     one, else its headline."""
     if cause.kind in ERROR_TEXT_KINDS and cause.detail is not None:
-        first = next((line for line in cause.detail.full.splitlines() if line.strip()), "")
+        first = next((line for line in cause.detail.start(FIRST_LINE_CHARS).splitlines() if line.strip()), "")
         if first:
             return first
     return cause.headline

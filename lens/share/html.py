@@ -112,15 +112,14 @@ class _Strings(_Table):
         :data:`WHOLE_TEXT_CHARS`."""
         if value is None:
             return None
-        full = value.full
-        kept = full[:WHOLE_TEXT_CHARS]
+        kept = value.start(WHOLE_TEXT_CHARS)
         # Kept by what the page holds of it, never by the whole text: a value
         # far longer than the page keeps is neither hashed whole nor held
         # until the page is written.
-        key = (kept, len(full))
+        key = (kept, value.length)
         found = self._shown.get(key)  # a served conversation repeats its texts call after call
         if found is None:
-            found = self._shown[key] = [self.number(visible(kept)), len(full) - len(kept)]
+            found = self._shown[key] = [self.number(visible(kept)), value.length - len(kept)]
         return found
 
 

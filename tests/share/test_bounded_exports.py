@@ -32,6 +32,7 @@ from lens.cli import main as lens_main
 from lens.run import open_run
 from lens.share import otlp
 from lens.share.html import WHOLE_TEXT_CHARS, export_file_bytes
+from lens.text import LARGE_VALUE_CHARS, display_text
 from lens.share.otlp import CUT_CHARS, otlp_document
 from recorders.json_measure import json_length, json_start
 from recorders.packed import MAX_EXPANDED_ENV
@@ -230,6 +231,41 @@ def test_the_html_page_of_the_hostile_file_is_bounded(small_bound):
     data, value = _hostile()
     page = export_file_bytes(data, "hostile.json")
     assert page.size < 2 * MB
-    whole = len(json.dumps(value, ensure_ascii=False, indent=2))
+    # A value this large is shown from its start on one line: the page says how
+    # much of that line it left out.
+    whole = len(json.dumps(value, ensure_ascii=False))
+    assert whole > LARGE_VALUE_CHARS
     hidden = f",{whole - WHOLE_TEXT_CHARS}]"
-    assert hidden in page.html  # the page says how many characters it left out
+    assert hidden in page.html
+
+
+def test_the_html_export_does_not_write_the_value_whole(small_bound):
+    data, value = _hostile(LEVELS + 2)  # about 20 MB of JSON, 4x the text of LEVELS
+    tracemalloc.start()
+    try:
+        page = export_file_bytes(data, "hostile.json")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # Writing the result whole (as the step panel, the causes and the served
+    # context each did) peaks at several times its 20 MB.
+    assert peak < 16 * MB, peak
+    assert page.size < 2 * MB
+    assert f",{json_length(value) - WHOLE_TEXT_CHARS}]" in page.html  # the left-out count
+
+
+def test_a_large_value_on_screen_is_its_start_and_its_whole_length():
+    _, value = _hostile(LEVELS)
+    whole = json.dumps(value, ensure_ascii=False)
+    shown = display_text(value, 500)
+    assert shown.text == whole[:500] and shown.length == len(whole)
+    assert shown.hidden_chars == len(whole) - 500 and shown.truncated
+    assert shown.start(10_000) == whole[:10_000]
+    assert shown.full == whole  # written whole only when asked
+
+
+def test_a_small_value_on_screen_is_indented_as_before():
+    value = {"city": "Oslo", "days": [1, 2]}
+    shown = display_text(value, 5)
+    assert shown.full == json.dumps(value, ensure_ascii=False, indent=2)
+    assert shown.text == shown.full[:5] and shown.length == len(shown.full)
