@@ -11,17 +11,14 @@ from __future__ import annotations
 from typing import Sequence
 
 from lens.text import grouped, one_line
+from recorders.counting import noun_for
 
 QUOTE_CHARS = 100
-# Nouns whose plural is not the noun plus "s".
-_PLURALS = {"piece of context": "pieces of context", "entry": "entries", "policy": "policies",
-            "retry": "retries"}
 
 
 def plural(count: int | float, noun: str) -> str:
     """``1 tool call``, ``3 tool calls``, ``2 entries``."""
-    many = _PLURALS.get(noun, noun + "s")
-    return f"{grouped(count)} {noun if count == 1 else many}"
+    return f"{grouped(count)} {noun_for(count, noun)}"
 
 
 def times(count: int) -> str:

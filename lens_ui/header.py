@@ -16,8 +16,11 @@ fit under them on the first screen of a laptop; everything left out is in
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
+from recorders.counting import counted
 from recorders.projections import PROFILES, Projection
 from lens.route_view import skills_visited_text
 from lens.evidence.outcome import run_outcome
@@ -155,9 +158,11 @@ def first_screen_of(run: LoadedRun, profile: str) -> FirstScreen:
     root's step list, as ``footprint-lens causes`` links them, so both name
     the same step."""
     links = EvidenceLinks(run, profile, ROOT)
-    problems = _health(run, run.views(profile).projection)
+    # The file chip counts the file's own gaps, the ones `footprint-lens info`
+    # lists; what a view cannot show is a note in Run details, not a gap.
     return first_screen(run_ending(run.run), likely_causes_of(run, profile, ROOT, links),
-                        links.scoped.place, run.run.recording.complete, len(problems))
+                        links.scoped.place, run.run.recording.complete,
+                        len(run.run.recording.gaps))
 
 
 def answer_first(screen: FirstScreen) -> None:
@@ -217,14 +222,22 @@ def _figures_line(summary: RunSummary) -> str:
             f"{format_duration(summary)}")
 
 
-def _health(run: LoadedRun, projection: Projection) -> list[str]:
+@dataclass(frozen=True)
+class Health:
+    """The file's gaps (as ``footprint-lens info`` lists them) apart from the
+    notes on what this projection or the run's timings cannot show."""
+    gaps: list[str]
+    notes: list[str]
+
+
+def _health(run: LoadedRun, projection: Projection) -> Health:
     recording = run.run.recording
-    return ([gap.message for gap in recording.gaps] + list(projection.notes)
-            + timing_notes(run.run.evidence, recording.run_info))
+    return Health([gap.message for gap in recording.gaps],
+                  list(projection.notes) + timing_notes(run.run.evidence, recording.run_info))
 
 
 def _details(run: LoadedRun, projection: Projection, summary: RunSummary,
-             problems: list[str]) -> None:
+             problems: Health) -> None:
     if st.button("Compare with…", key="lens.compare_with",
                  help="Open the Compare page with this run as run A"):
         compare_with(run.source)
@@ -249,16 +262,19 @@ def _facts(facts: list[tuple[str, str]]) -> None:
             cell.text(one_line(value, 120))
 
 
-def health_line(problems: list[str]) -> None:
-    """Every gap the loader reported and every note of the projection, plainly."""
-    if not problems:
+def health_line(problems: Health) -> None:
+    """Every gap the loader reported and every note of the projection, plainly,
+    each counted under its own name."""
+    if not problems.gaps and not problems.notes:
         st.success("Recording: nothing missing. The file carries what these views need.",
                    icon=":material/check_circle:")
         return
     with st.container(border=True, key="lens-health"):
-        st.warning(f"Recording: {len(problems)} thing(s) this file does not carry or this "
-                   "projection cannot show.", icon=":material/warning:")
-        st.text("\n".join(f"• {message}" for message in problems))
+        said = ([f"{counted(len(problems.gaps), 'gap')} in the file"] if problems.gaps else []) + (
+            [f"{counted(len(problems.notes), 'note')} on what this view cannot show"]
+            if problems.notes else [])
+        st.warning(f"Recording: {' and '.join(said)}.", icon=":material/warning:")
+        st.text("\n".join(f"• {message}" for message in problems.gaps + problems.notes))
 
 
 def summary_figures(run: LoadedRun, summary: RunSummary) -> None:

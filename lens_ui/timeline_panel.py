@@ -13,6 +13,7 @@ from lens.scopes import ROOT
 from lens.timeline import (MARK, MODEL, TOOL, Timeline, build_timeline, mark_summary,
                            span_position, spans_at)
 from recorders.values import is_number
+from recorders.counting import counted
 from lens.timeline_figure import timeline_figure
 from lens_ui import session
 from lens_ui.runs import LoadedRun, server_store
@@ -30,10 +31,12 @@ def timeline_panel(run: LoadedRun, profile: str, path: tuple[str, ...], position
     current = spans_at(run.step_map(profile, path), run.run.evidence, position)
     calls = sum(1 for s in timeline.spans if s.kind == MODEL)
     tools = len(timeline.spans) - calls
-    summary = (f"{calls} model call(s) and {tools} tool call(s) in {len(timeline.lanes)} "
-               f"scope(s); {timeline.failures} failed.")
-    if timeline.unplaced:
-        summary += f" {timeline.unplaced} call(s) carry no time and are not drawn."
+    summary = (f"{counted(calls, 'model call')} and {counted(tools, 'tool call')} in "
+               f"{counted(len(timeline.lanes), 'scope')}; {timeline.failures:,} failed.")
+    if timeline.unplaced == 1:
+        summary += " 1 call carries no time and is not drawn."
+    elif timeline.unplaced:
+        summary += f" {timeline.unplaced:,} calls carry no time and are not drawn."
     marked = mark_summary(timeline)
     if marked:
         summary += f" Marked: {marked} (hover a mark for the framework's words)."

@@ -32,6 +32,7 @@ from typing import Any, Iterable
 
 from recorders.loading import Recording
 from recorders.catalogue import CONTEXT_EVALUATED
+from recorders.counting import noun_for
 from recorders.route_recorder import RouteRecorder, replay_route
 from recorders.run_step import (
     ACTOR_USER,
@@ -503,7 +504,8 @@ def lens_notes(recording: Recording, steps: LensStepRecorder) -> list[str]:
     nested = nested_skill_graphs(recording, steps)
     if nested:
         notes.append(
-            "skill-graph agent(s) nested in a composition (" + ", ".join(nested)
+            noun_for(len(nested), "skill-graph agent") + " nested in a composition ("
+            + ", ".join(nested)
             + "): a composition's saved typed stream does not carry their route events, "
             "so their route cannot be shown")
     return notes

@@ -42,6 +42,7 @@ from time import perf_counter
 from typing import Any, Callable
 
 from recorders.deep_parse import collector_paused
+from recorders.counting import counted
 from recorders.loading import load_recording
 from recorders.projections import DEFAULT_PROFILE
 from recorders.run_step import RunStep
@@ -216,8 +217,10 @@ class _Builder:
         ending = run_ending(run)
         top_is_error = bool(causes) and causes[0]["error"]
         run_badge = run_chip(ending, top_is_error)
-        gaps = len(run.recording.gaps) + len(run.projection(self.profile).notes)
-        file_badge = file_chip(run.recording.complete, gaps, run_badge.colour == GREEN)
+        # The file's own gaps, as `footprint-lens info` lists them; what the
+        # projection cannot show is a note, not a gap of the file.
+        file_badge = file_chip(run.recording.complete, len(run.recording.gaps),
+                               run_badge.colour == GREEN)
         return {"sentence": self.strings.text(ending.sentence),
                 "chips": [[run_badge.label, run_badge.colour],
                           [file_badge.label, file_badge.colour]],
@@ -563,6 +566,6 @@ def nth_run(data: bytes, run_index: int) -> Any:
 
     runs = load_file(data).runs
     if not 0 <= run_index < len(runs):
-        raise RecordingError(f"the file holds {len(runs)} run(s); run {run_index + 1} is "
+        raise RecordingError(f"the file holds {counted(len(runs), 'run')}; run {run_index + 1} is "
                              "not one of them")
     return runs[run_index]

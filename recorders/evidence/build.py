@@ -52,6 +52,7 @@ import math
 from dataclasses import fields as dataclass_fields, replace
 from typing import Any, Iterable, Mapping
 
+from recorders.counting import counted
 from recorders.evidence.run_groups import run_groups
 from recorders.evidence.records import (
     BY_FINAL_ANSWER,
@@ -1301,16 +1302,16 @@ def _typed_gaps(calls: list[ModelCall], tools: list[ToolCall], pieces_without_te
     """What the typed stream itself lacks, counted (for the lean notice)."""
     gaps = []
     if pieces_without_text:
-        gaps.append(f"{pieces_without_text} injected piece(s) without their full text")
+        gaps.append(f"{counted(pieces_without_text, 'injected piece')} without their full text")
     outputs = sum(1 for c in calls if c.ended and c.output is None)
     if outputs:
-        gaps.append(f"{outputs} model output(s) not recorded")
+        gaps.append(f"{counted(outputs, 'model output')} not recorded")
     args = sum(1 for t in tools if "args" in t.missing)
     results = sum(1 for t in tools if t.ended and "result" in t.missing)
     if args:
-        gaps.append(f"{args} tool call(s) without arguments")
+        gaps.append(f"{counted(args, 'tool call')} without arguments")
     if results:
-        gaps.append(f"{results} tool result(s) not recorded")
+        gaps.append(f"{counted(results, 'tool result')} not recorded")
     return gaps
 
 
@@ -1355,7 +1356,7 @@ def _notices(source: str, *, lean: bool, has_typed_stream: bool, complete: bool 
         notices.append("The run did not complete (complete: false): the last call may have no "
                        "output.")
     if fatal:
-        notices.append(f"The run failed: {len(fatal)} fatal error(s) recorded (error.fatal).")
+        notices.append(f"The run failed: {counted(len(fatal), 'fatal error')} recorded (error.fatal).")
     if source != SOURCE_NONE and not has_boundary:
         notices.append("No boundary log: model calls cannot be tied to steps.")
     return notices

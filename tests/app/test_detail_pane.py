@@ -66,7 +66,7 @@ def test_each_part_draws_only_itself(app):
     assert subheaders(at) == []
     count = events_at_stage("call-llm#18")
     assert count > 1
-    assert f"{count} recorded event(s) carry this step's runtimeStageId." in [
+    assert f"{count} recorded events carry this step's runtimeStageId." in [
         c.value for c in at.caption]
     assert len(at.dataframe[0].value) == count
 

@@ -168,3 +168,30 @@ def test_every_view_the_run_page_keeps_is_counted_against_the_budget(app):
     assert held.memo, "the run page keeps the views it built"
     uncounted = [key for key in held.memo if held.memo_costs.get(key, 0) <= 0]
     assert uncounted == []
+
+
+def test_the_file_chip_counts_the_gaps_info_lists_and_details_name_the_notes_apart(
+        app, capsys):
+    """A flow trace has no typed stream: the loader reports its gaps (the ones
+    `footprint-lens info` lists) and the projection adds a note of what it
+    cannot show. The chip counts the gaps only; Run details counts each kind."""
+    import json
+
+    from app_support import ROOT
+    from lens.cli import main
+
+    trace = ROOT / "tests/data/formats/trace/agent-tool/trace.json"
+    assert main(["info", str(trace)]) == 0
+    gaps = json.loads(capsys.readouterr().out)["gaps"]
+    at = app.run()
+    at.file_uploader(key="lens.uploader").set_value(
+        ("trace.json", trace.read_bytes(), "application/json")).run()
+    no_exception(at)
+    badges = [m.value for m in at.markdown if "badge[" in m.value]
+    words = f"{len(gaps)} gap" + ("" if len(gaps) == 1 else "s")
+    assert len(gaps) == 2 and any(f"File: {words}" in b for b in badges), (gaps, badges)
+    open_run_details(at)
+    warning = next(w.value for w in at.warning if w.value.startswith("Recording: "))
+    assert warning == f"Recording: {words} in the file and 1 note on what this view cannot show."
+    listed = "\n".join(texts(at))
+    assert all(gap["message"] in listed for gap in gaps)

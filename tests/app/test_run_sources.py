@@ -99,7 +99,8 @@ def test_an_event_stream_opens_on_its_calls_and_says_steps_need_the_boundary_log
     said = " ".join(i.value for i in at.info)
     assert "event stream" in said and "boundary log" in said and "Steps" in said
     assert at.session_state[session.TAB] == session.TIMELINE_TAB
-    assert any("model call(s)" in c.value for c in at.caption)  # the timeline is drawn
+    assert any(" model call" in c.value and " tool call" in c.value and "(s)" not in c.value
+               for c in at.caption)  # the timeline is drawn
     assert "run" not in at.query_params  # the upload, not the sample, is open
 
 

@@ -230,6 +230,7 @@ def test_route_panel_marks_rejections_and_governor_trips(lens):
     lens.open_tab("Why this skill?")
     main = lens.page.locator('[data-testid="stMain"]')
     expect(main).to_contain_text(f"{len(hops)} hops, {rejected} rejected")
-    expect(main).to_contain_text(f"{len(trips)} governor trip(s)")
+    expect(main).to_contain_text(
+        f"{len(trips)} governor trip" + ("" if len(trips) == 1 else "s") + ": the route misbehaved")
     expect(main).to_contain_text("rejected-cap")
     lens.screenshot("rejections")

@@ -100,7 +100,7 @@ def test_a_recording_with_sound_times_has_no_timing_notes():
 def test_a_negative_recorded_duration_is_named():
     llm_end = _first_event("agentfootprint.stream.llm_end")
     notes = _notes(_edited([(("recording", "events", llm_end, "payload", "durationMs"), "-5")]))
-    assert len(notes) == 1 and "1 model call(s)" in notes[0] and "negative" in notes[0]
+    assert len(notes) == 1 and "1 model call has a duration" in notes[0] and "negative" in notes[0]
     assert "−5 ms" in notes[0]
 
 
@@ -108,7 +108,7 @@ def test_a_duration_past_float_range_is_named_with_its_digits():
     tool_end = _first_event("agentfootprint.stream.tool_end")
     huge = "1" + "0" * 400
     notes = _notes(_edited([(("recording", "events", tool_end, "payload", "durationMs"), huge)]))
-    assert len(notes) == 1 and "tool call(s)" in notes[0] and "beyond float range" in notes[0]
+    assert len(notes) == 1 and "1 tool call has a duration" in notes[0] and "beyond float range" in notes[0]
     assert huge in notes[0]
 
 
@@ -119,7 +119,7 @@ def test_an_infinite_wall_clock_span_from_times_at_float_range_is_named():
                              "-1.7976931348623157e308"),
                             (("recording", "events", end, "meta", "wallClockMs"),
                              "1.7976931348623157e308")]))
-    assert any("model call(s)" in n and "not finite" in n and "inf ms" in n for n in notes)
+    assert any("1 model call has a duration" in n and "not finite" in n and "inf ms" in n for n in notes)
 
 
 def test_a_run_that_ends_before_it_starts_is_named():

@@ -207,8 +207,11 @@ def test_command_writes_the_page(tmp_path, capsys):
     source = recording_path("agent-refund-multi-tools-error")
     assert main(["export", "html", str(source), "-o", str(out)]) == 0
     captured = capsys.readouterr()
-    assert captured.out == "" and captured.err == ""
     page = out.read_text(encoding="utf-8")
+    # Said on stderr, as the other exports say it; stdout stays empty.
+    assert captured.out == "" and captured.err == (
+        f"wrote {out} ({out.stat().st_size:,} bytes): one page that opens from disk with "
+        "no network\n")
     assert page.startswith("<!DOCTYPE html>")
     assert "issue_refund" in json.dumps(_data(_parse(page)), ensure_ascii=False)
 
@@ -326,3 +329,15 @@ def test_the_page_leads_with_how_the_run_ended_and_its_top_causes(tmp_path):
                   and str(e["payload"].get("result", "")).startswith("PaymentGateway"))
     assert any(failed[:60] in strings[c["headline"]] for c in top)
     assert all(c["nav"] and c["nav"]["to"] for c in top)  # each leads to its step
+
+
+def test_the_pages_file_chip_counts_the_gaps_info_lists_not_the_views_notes(tmp_path, capsys):
+    """A flow trace: 2 gaps of the file (as `info` lists them) and a note of the
+    projection; the page's file chip says the 2, as the app's does."""
+    trace = Path(__file__).resolve().parents[1] / "data/formats/trace/agent-tool/trace.json"
+    assert main(["info", str(trace)]) == 0
+    gaps = json.loads(capsys.readouterr().out)["gaps"]
+    out = tmp_path / "page.html"
+    assert main(["export", "html", str(trace), "-o", str(out)]) == 0
+    (_, _), (file_label, _) = _data(_parse(out.read_text(encoding="utf-8")))["first"]["chips"]
+    assert len(gaps) == 2 and file_label == "File: 2 gaps", (gaps, file_label)
