@@ -37,10 +37,13 @@ def run(args: argparse.Namespace, redactor: Redactor | None) -> int:
     data = read_path(args.file)
     exported = export_file_bytes(data, Path(args.file).name, profile=args.profile,
                                  redactor=redactor)
+    page = exported.html.encode("utf-8")
     try:
-        _write(Path(args.output), exported.html.encode("utf-8"))
+        _write(Path(args.output), page)
     except OSError as exc:
         raise UsageError(f"cannot write {args.output!r}: {exc.strerror or exc}") from None
+    print(f"wrote {args.output} ({len(page):,} bytes): one page that opens from disk with "
+          "no network", file=sys.stderr)
     if exported.masked:
         print(exported.masked, file=sys.stderr)
     return 0

@@ -33,11 +33,11 @@ import argparse
 import gc
 import json
 import os
-import sys
 import time
 from typing import Any
 
 from recorders.errors import RecordingError
+from recorders.cli import write_utf8
 
 NAME = "follow"
 HELP = "follow a run while it is written: one JSON line each time what is known changes"
@@ -104,11 +104,4 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_line(summary: dict[str, Any]) -> bool:
     """One line on stdout; False when the reader went away."""
-    try:
-        sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
-        sys.stdout.flush()
-    except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return False
-    return True
+    return write_utf8(json.dumps(summary, ensure_ascii=False) + "\n")

@@ -122,15 +122,31 @@ def guarded(work: Callable[[], Any]) -> int:
 
 
 def write_json(output: Any) -> None:
-    """``output`` as indented JSON on stdout; a reader that went away is no error."""
+    """``output`` as indented JSON on stdout, in UTF-8 (``→``, not ``\\u2192``)."""
+    write_utf8(json.dumps(output, indent=2, ensure_ascii=False) + "\n")
+
+
+def write_utf8(text: str) -> bool:
+    """``text`` on stdout as UTF-8 whatever the terminal's locale says; a lone
+    surrogate a recording carried is written as its JSON escape (``\\ud800``),
+    so the bytes stay valid UTF-8 and valid JSON. False when the reader went
+    away, which is no error."""
+    data = text.encode("utf-8", "backslashreplace")
     try:
-        json.dump(output, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        buffer = getattr(sys.stdout, "buffer", None)
+        if buffer is None:  # a text-only stream (a test's StringIO)
+            sys.stdout.write(data.decode("utf-8"))
+        else:
+            sys.stdout.flush()  # what was printed before goes first
+            buffer.write(data)
+            buffer.flush()
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader (e.g. `head`) went away; that is not an error of ours.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+        return False
+    return True
 
 
 def _steps(recording: Recording, args: argparse.Namespace) -> dict[str, Any]:

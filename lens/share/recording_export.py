@@ -62,12 +62,12 @@ def run(args: argparse.Namespace, redactor: Redactor | None) -> int:
 
     data = read_path(args.file)
     exported = export_recording(data, redactor)
-    write_atomically(args.output, exported.data)
+    out, form = as_named(args.output, exported.data, exported.form)
+    write_atomically(args.output, out)
     for note in exported.notes:
         print(note, file=sys.stderr)
     what = "an unchanged copy" if redactor is None else exported.report.summary()
-    print(f"wrote {args.output} ({len(exported.data):,} bytes, {exported.form}): {what}",
-          file=sys.stderr)
+    print(f"wrote {args.output} ({len(out):,} bytes, {form}): {what}", file=sys.stderr)
     older = args.file + ROTATED_SUFFIX
     if exported.form.startswith("event-stream") and os.path.isfile(older):
         print(f"{older} beside it holds the stream's older part, which is not in this "
@@ -362,6 +362,20 @@ def _fresh_info(member: zipfile.ZipInfo, name: str, comment: str) -> zipfile.Zip
 
 
 # ─── Files ─────────────────────────────────────────────────────────────
+
+
+def as_named(path: str, data: bytes, form: str) -> tuple[bytes, str]:
+    """The bytes a file named ``path`` should hold, and their form: a name
+    ending ``.gz`` gets gzip (a plain file under a ``.gz`` name opens nowhere
+    else); a zip is refused such a name, since gzip around a zip is a third
+    format no tool expects."""
+    if not path.lower().endswith(".gz") or data.startswith(_GZIP_MAGIC):
+        return data, form
+    if data.startswith(_ZIP_MAGIC):
+        raise RecordingError(f"{path!r} names a gzip file, but this export is a zip (a bug "
+                             "report, as the input was): name it .zip")
+    # mtime=0: the same input gives the same bytes, so exports can be compared.
+    return gzip.compress(data, compresslevel=6, mtime=0), form + ", gzipped as its name asks"
 
 
 def write_atomically(path: str, data: bytes) -> None:

@@ -128,3 +128,30 @@ def test_a_pipe_or_a_device_is_refused_at_once_not_read(tmp_path):
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 2 and done.stdout == ""
         assert done.stderr.count("\n") == 1 and "not a regular file" in done.stderr
+
+
+def test_json_is_printed_in_utf8_whatever_the_locale(tmp_path):
+    """`→` is printed as `→`, not `\\u2192`, even where Python's stdout would be
+    ASCII; only what JSON must escape (control characters) is escaped."""
+    import os
+    import re
+
+    case = recording_path("hostile-strings-agent")
+    env = dict(os.environ, PYTHONIOENCODING="ascii")
+    done = subprocess.run([sys.executable, "-m", "recorders", "steps", str(case)],
+                          capture_output=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    text = done.stdout.decode("utf-8")
+    assert any(ord(c) > 127 for c in text)
+    escaped = [int(code, 16) for code in re.findall(r"\\u([0-9a-fA-F]{4})", text)]
+    assert all(code < 0x20 or 0xD800 <= code <= 0xDFFF for code in escaped), escaped
+    assert json.loads(text)["steps"]  # whole, valid JSON
+
+
+def test_a_lone_surrogate_is_written_as_its_json_escape(capsysbinary):
+    from recorders.cli import write_json
+
+    write_json({"label": "\ud800 → x"})
+    out = capsysbinary.readouterr().out
+    assert out.decode("utf-8") == '{\n  "label": "\\ud800 → x"\n}\n'
+    assert json.loads(out) == {"label": "\ud800 → x"}

@@ -293,3 +293,26 @@ def test_an_invalid_pattern_in_the_file_is_named_by_its_line(tmp_path, capsys):
                        "-o", str(tmp_path / "out.json"))
     assert code == 2 and err.count("\n") == 1
     assert "patterns.txt line 4" in err and "(unclosed" in err
+
+
+def test_a_gz_name_gets_a_gzip_file_that_holds_the_plain_export(tmp_path, capsys):
+    """`-o x.json.gz` from a plain file: gzip bytes (not plain JSON under a .gz
+    name) whose content is the plain export, and the message says so."""
+    source = CORPUS / "agent-refund-multi-tools-error" / "recording.json"
+    plain, zipped = tmp_path / "x.json", tmp_path / "x.json.gz"
+    assert export(capsys, str(source), "-o", str(plain))[0] == 0
+    code, said = export(capsys, str(source), "-o", str(zipped))
+    assert code == 0 and f"wrote {zipped}" in said and "gzipped as its name asks" in said
+    data = zipped.read_bytes()
+    assert data[:2] == b"\x1f\x8b" and gzip.decompress(data) == plain.read_bytes()
+    assert steps_of(zipped) == steps_of(source)
+    assert export(capsys, str(source), "-o", str(tmp_path / "y.json.gz"))[0] == 0
+    assert (tmp_path / "y.json.gz").read_bytes() == data  # same input, same bytes
+
+
+def test_a_bug_report_zip_is_refused_a_gz_name(tmp_path, capsys):
+    out = tmp_path / "report.json.gz"
+    code, said = export(capsys, str(DATA / "bug-report.zip"), "-o", str(out))
+    assert code == 2 and said.count("\n") == 1 and "name it .zip" in said
+    assert "Traceback" not in said and not out.exists()
+
