@@ -50,7 +50,7 @@ def test_every_thing_that_went_wrong_is_on_the_run_bar_or_backtrack(page, screen
     shown = [main.inner_text()]
     lens.open_tab("Backtrack")
     # The walk is drawn after the likely causes: read the view once both are there.
-    expect(main.get_by_text(re.compile(r"— \d+ link\(s\)")).first).to_be_visible()
+    expect(main.get_by_text(re.compile(r"— \d+ links?\b")).first).to_be_visible()
     lens.wait_idle()
     # Each cause leads with its words; what was recorded (the event's type, its
     # payload) is one click down: opened here as a person looking for it would.
