@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 import plotly.graph_objects as go
 
 from recorders.route_recorder import RouteHop, RouteTrip
-from recorders.counting import counted
+from lens.wording import plural
 from lens.arrows import Edge
 from lens.diagram_chart import LIT, loop_text
 from lens.layout import NODE_SIZE, Point
@@ -100,7 +100,7 @@ def route_figure(hops: Sequence[RouteHop], trips: Sequence[RouteTrip]) -> go.Fig
         ),
         showlegend=False,
     )
-    title = f"{len(hops)} hops" + (f" · {counted(len(trips), 'governor trip')}" if trips else "")
+    title = f"{len(hops)} hops" + (f" · {plural(len(trips), 'governor trip')}" if trips else "")
     if tripped:
         title += " · ⚠ marked in the table"
     return go.Figure(data=[*traces, node_trace], layout=_layout(positions, title))

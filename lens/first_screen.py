@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from recorders.counting import counted
+from lens.wording import plural
 from lens.evidence.causes import LikelyCause
 from lens.evidence.outcome import (ANSWERED, ANSWERED_WITH_FALLBACK, CONTRACT_UNMET, CRASHED,
                                    CUT_SHORT, DID_NOT_FINISH, HALTED, run_outcome)
@@ -131,7 +131,7 @@ def file_chip(complete: bool | None, gaps: int, run_is_green: bool) -> Chip:
     """``File: complete, no gaps``, ``File: incomplete, 2 gaps``… A whole file
     is green only beside a green run; beside any other ending it is grey, so
     no green chip sits next to a run that crashed or stopped."""
-    gap_words = counted(gaps, "gap")
+    gap_words = plural(gaps, "gap")
     if complete is False:
         return Chip("File: incomplete" + (f", {gap_words}" if gaps else ""), ORANGE, FILE_HELP)
     if gaps:

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from recorders import catalogue
-from recorders.counting import counted
+from lens.wording import plural
 from recorders.evidence import EvidenceIndex, run_id
 from recorders.loading import Recording
 from recorders.values import finite_or_none, is_number
@@ -159,7 +159,7 @@ def timing_notes(evidence: EvidenceIndex, run_info: dict | None = None) -> list[
             first = odd[0]
             value = first.duration_ms if _impossible(first.duration_ms) else first.wall_ms  # a call only
             verb = "has" if len(odd) == 1 else "have"
-            notes.append(f"{counted(len(odd), noun)} {verb} a duration that is {_why(value)} "
+            notes.append(f"{plural(len(odd), noun)} {verb} a duration that is {_why(value)} "
                          f"(the first: {format_ms(value)}); durations and the timeline "
                          "are not reliable for them")
     return notes

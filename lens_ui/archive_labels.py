@@ -18,7 +18,7 @@ import streamlit as st
 
 from archive.dataset import dataset_lines, jsonl_line, redact_lines
 from archive.labels import LabelStore
-from recorders.counting import counted
+from lens.wording import plural
 from lens.text import one_line
 from lens_ui.archive_jobs import reader
 
@@ -94,7 +94,7 @@ def export_labelled(db: Path, folder: Path, label: str, version: tuple) -> None:
     if export.said:
         st.text("\n".join(export.said))
     with right:
-        st.download_button(f"Download {counted(export.runs, 'run')} as JSON lines", data=export.data,
+        st.download_button(f"Download {plural(export.runs, 'run')} as JSON lines", data=export.data,
                            file_name=_file_name(label), mime="application/x-ndjson",
                            key="lens.archive.export.download", on_click="ignore",
                            icon=":material/download:", type="primary")

@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 import streamlit as st
 
 from recorders.evidence import EvidenceIndex, StepMap
-from recorders.counting import counted
+from lens.wording import plural
 from recorders.values import number_column
 from lens.evidence.backtrack import BacktrackChain, BacktrackLink, backtrack
 from lens.evidence.causes import LikelyCause
@@ -158,7 +158,7 @@ def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
         errors = sum(1 for link in section if link.error)
         title = (f"{head.relation}: {head.title}" if head.kind in ("output", "context")
                  else "Context")  # call titles are numbers and our words only
-        title += f" — {counted(len(section), 'link')}" + (f", {counted(errors, 'error')}" if errors else "")
+        title += f" — {plural(len(section), 'link')}" + (f", {plural(errors, 'error')}" if errors else "")
         with st.expander(title, expanded=number == 0 or errors > 0,
                          icon=":material/error:" if errors else None):
             for link in section:
@@ -266,14 +266,14 @@ def render_search(index: EvidenceIndex, on_navigate: Navigate, *,
                      errors_only=errors_only, families=families)
     shown = f", the first {len(results.hits)} shown" if results.truncated else ""
     kind = "matching error value" if errors_only else "matching value"
-    st.caption(f"{counted(results.total, kind)}{shown}.")
+    st.caption(f"{plural(results.total, kind)}{shown}.")
     for n, hit in enumerate(results.hits):
         with st.container(border=True, key=f"{key}-hit-{n}"):
             if hit.error:
                 st.error("Error", icon=":material/error:")
             where = f"{hit.kind} · {hit.label}" if hit.label else hit.kind
             if hit.served_in:
-                where += f" · served to {counted(len(hit.served_in), 'model call')}"
+                where += f" · served to {plural(len(hit.served_in), 'model call')}"
             st.text(where)
             # Every part is escaped; the only markup is the bold around each match.
             st.markdown(highlighted_markdown(hit.parts))
@@ -411,7 +411,7 @@ def _render_extras(model: ServedContext, evaluated: Any, key: str) -> None:
         if lines:
             st.text("\n".join(lines))
     if model.evictions:
-        st.caption(f"{counted(len(model.evictions), 'piece')} evicted before this call:")
+        st.caption(f"{plural(len(model.evictions), 'piece')} evicted before this call:")
         for n, eviction in enumerate(model.evictions):
             long_text(eviction, f"{key}-eviction-{n}")
     else:

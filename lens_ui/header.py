@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from recorders.counting import counted
+from lens.wording import plural
 from recorders.projections import PROFILES, Projection
 from lens.route_view import skills_visited_text
 from lens.evidence.outcome import run_outcome
@@ -270,8 +270,8 @@ def health_line(problems: Health) -> None:
                    icon=":material/check_circle:")
         return
     with st.container(border=True, key="lens-health"):
-        said = ([f"{counted(len(problems.gaps), 'gap')} in the file"] if problems.gaps else []) + (
-            [f"{counted(len(problems.notes), 'note')} on what this view cannot show"]
+        said = ([f"{plural(len(problems.gaps), 'gap')} in the file"] if problems.gaps else []) + (
+            [f"{plural(len(problems.notes), 'note')} on what this view cannot show"]
             if problems.notes else [])
         st.warning(f"Recording: {' and '.join(said)}.", icon=":material/warning:")
         st.text("\n".join(f"• {message}" for message in problems.gaps + problems.notes))

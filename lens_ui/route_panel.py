@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from recorders.counting import counted
+from lens.wording import plural
 from lens.figures import route_figure
 from lens.route_view import (GOVERNOR_HELP, HOP_COLUMNS, full_reasons, hop_rows,
                              no_route_message, trip_line)
@@ -26,7 +26,7 @@ def route_panel(run: LoadedRun, profile: str, table_key: str) -> None:
         return
     st.plotly_chart(route_figure(hops, trips), config=PLOT_CONFIG, key=f"{table_key}.graph")
     if trips:
-        st.warning(f"{counted(len(trips), 'governor trip')}: the route misbehaved.", icon=":material/warning:")
+        st.warning(f"{plural(len(trips), 'governor trip')}: the route misbehaved.", icon=":material/warning:")
         st.text("\n".join(trip_line(trip.kind, trip.iteration, trip.detail) for trip in trips),
                 help=GOVERNOR_HELP)
     rejected = sum(1 for hop in hops if hop.outcome == "rejected")

@@ -47,7 +47,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
-from recorders.counting import counted
+from lens.wording import plural
 
 RETAINED_PER_BYTE = 3.0
 OPENING_PER_BYTE = 7.0
@@ -406,8 +406,8 @@ class ServerStore(Generic[Run]):
                 raise OverBudget(
                     f"the server's memory budget ({self.budget_bytes / MB:,.0f} MB) cannot hold "
                     f"{what} (about {need / MB:,.0f} MB) now: {usage.used_bytes / MB:,.0f} MB "
-                    f"is in use by {counted(usage.runs, 'open run')} and uploads of "
-                    f"{counted(usage.sessions, 'session')}; try again later, or ask the operator to raise "
+                    f"is in use by {plural(usage.runs, 'open run')} and uploads of "
+                    f"{plural(usage.sessions, 'session')}; try again later, or ask the operator to raise "
                     "LENS_MEMORY_BUDGET_MB")
             self._released.append(self._runs.pop(spare).run)
             self._forget_built_from(spare)

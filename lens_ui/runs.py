@@ -27,7 +27,7 @@ from typing import Any, Callable
 import streamlit as st
 
 from recorders import loading
-from recorders.counting import counted
+from lens.wording import plural
 from recorders.errors import NothingWrittenYet, RecordingError
 from recorders.evidence import StepMap
 from recorders.loading import LoadedFile, Recording, gunzip
@@ -229,7 +229,7 @@ def _one_run(raw: bytes, index: int) -> tuple[Recording, FileFacts]:
     if not loaded.runs:
         raise NothingWrittenYet(loading.NOTHING_WRITTEN)
     if not 0 <= index < len(loaded.runs):
-        raise RecordingError(f"the file holds {counted(len(loaded.runs), 'run')}; run {index + 1} is "
+        raise RecordingError(f"the file holds {plural(len(loaded.runs), 'run')}; run {index + 1} is "
                              "not one of them")
     return loaded.runs[index], file_facts(loaded)
 

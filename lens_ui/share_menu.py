@@ -14,7 +14,7 @@ from __future__ import annotations
 import streamlit as st
 
 from recorders.errors import RecordingError
-from recorders.counting import counted
+from lens.wording import plural
 from lens.share.share_files import HTML, KIND_WORDS, OTLP, Prepared, prepare, size_text
 from lens.text import one_line
 from lens_ui.runs import LoadedRun
@@ -108,7 +108,7 @@ def _consent(prepared: Prepared) -> None:
         for kind, count in prepared.masked.items():
             places = (prepared.places or {}).get(kind, 0)
             shown = ", ".join((prepared.examples or {}).get(kind, []))
-            lines.append(f"{kind}: {counted(count, 'value')} in {counted(places, 'place')}, shown as {shown}"
+            lines.append(f"{kind}: {plural(count, 'value')} in {plural(places, 'place')}, shown as {shown}"
                          + (" …" if count > len(shown.split(", ")) else ""))
         st.caption("Will be masked")
         st.text("\n".join(lines))

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from recorders.run_step import RunStep
-from recorders.counting import counted
+from lens.wording import plural
 from lens.evidence.causes import LikelyCause
 from lens.step_detail import StepDetail, ToolCallView
 from lens.text import markdown_literal, one_line
@@ -146,7 +146,7 @@ def evidence(run: LoadedRun, detail: StepDetail, key: str) -> None:
     """The recorded events behind the step, each viewable whole."""
     refs = detail.events
     verb = "carries" if len(refs) == 1 else "carry"
-    st.caption(f"{counted(len(refs), 'recorded event')} {verb} this step's runtimeStageId.")
+    st.caption(f"{plural(len(refs), 'recorded event')} {verb} this step's runtimeStageId.")
     if not refs:
         st.caption("No event in the file carries this step's runtimeStageId.")
         return

@@ -13,7 +13,7 @@ from lens.scopes import ROOT
 from lens.timeline import (MARK, MODEL, TOOL, Timeline, build_timeline, mark_summary,
                            span_position, spans_at)
 from recorders.values import is_number
-from recorders.counting import counted
+from lens.wording import plural
 from lens.timeline_figure import timeline_figure
 from lens_ui import session
 from lens_ui.runs import LoadedRun, server_store
@@ -31,8 +31,8 @@ def timeline_panel(run: LoadedRun, profile: str, path: tuple[str, ...], position
     current = spans_at(run.step_map(profile, path), run.run.evidence, position)
     calls = sum(1 for s in timeline.spans if s.kind == MODEL)
     tools = len(timeline.spans) - calls
-    summary = (f"{counted(calls, 'model call')} and {counted(tools, 'tool call')} in "
-               f"{counted(len(timeline.lanes), 'scope')}; {timeline.failures:,} failed.")
+    summary = (f"{plural(calls, 'model call')} and {plural(tools, 'tool call')} in "
+               f"{plural(len(timeline.lanes), 'scope')}; {timeline.failures:,} failed.")
     if timeline.unplaced == 1:
         summary += " 1 call carries no time and is not drawn."
     elif timeline.unplaced:

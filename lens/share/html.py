@@ -42,7 +42,7 @@ from time import perf_counter
 from typing import Any, Callable
 
 from recorders.deep_parse import collector_paused
-from recorders.counting import counted
+from lens.wording import plural
 from recorders.loading import load_recording
 from recorders.projections import DEFAULT_PROFILE
 from recorders.run_step import RunStep
@@ -566,6 +566,6 @@ def nth_run(data: bytes, run_index: int) -> Any:
 
     runs = load_file(data).runs
     if not 0 <= run_index < len(runs):
-        raise RecordingError(f"the file holds {counted(len(runs), 'run')}; run {run_index + 1} is "
+        raise RecordingError(f"the file holds {plural(len(runs), 'run')}; run {run_index + 1} is "
                              "not one of them")
     return runs[run_index]
