@@ -94,7 +94,9 @@ def likely_causes(index: EvidenceIndex, step_map: StepMap | None = None, *,
     found += _results_never_served(index, step_map, served)
     # Imported here: the module builds this module's LikelyCause records.
     from lens.evidence.ungrounded import ungrounded_answers
+    from lens.evidence.memory_repeated import repeated_memories
     answers = ungrounded_answers(index, step_map)  # may tell an evidence-gate verdict
+    answers += repeated_memories(index, step_map)
     told = {position for cause in found + answers for position in cause.events}
     verdicts, warnings = _framework_causes(index, step_map, told)
     errors = sorted(verdicts + [c for c in answers if c.is_error], key=lambda c: min(c.events))
