@@ -4,7 +4,8 @@ A person debugging a run asks first "what went wrong?", not "what fed the
 answer?". This lists, in that order of likelihood, the facts of the recording
 that usually explain a wrong or missing answer:
 
-1. failed tools (with their error text) and tool calls that never ended;
+1. failed tools (with their error text), tool calls that never ended, and
+   calls whose own result says they were denied when no verdict tells it;
 2. provider errors: a model call that failed, or never ended;
 3. rejected routes and governor trips of a skill graph;
 4. context that was cut: pieces evicted or dropped from a slot, budget
@@ -33,6 +34,7 @@ call (the evidence index), how the run ended (:mod:`lens.evidence.outcome`).
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Iterable, Sequence
@@ -51,6 +53,9 @@ from lens.route_view import hop_step_index, trip_marks
 from lens.text import DisplayText, display_text, format_ms, one_line
 
 ERROR, WARNING = "error", "warning"
+# A result in the framework's bracketed refusal form: "[permission denied: why]".
+_DENIAL = re.compile(r"\s*\[\s*(?:permission\s+)?denied\b\s*(?::\s*(?P<reason>[^\]]*))?",
+                     re.IGNORECASE)
 # Gap codes that mean part of the run is missing from the file.
 _LOST_EVENT_GAPS = frozenset({"dropped", "incomplete"})
 # The type of the notes the evidence index keeps of a context.budget_pressure event.
@@ -88,6 +93,7 @@ def likely_causes(index: EvidenceIndex, step_map: StepMap | None = None, *,
     served = _served_tool_ids(index)
     found: list[LikelyCause] = []
     found += _tool_failures(index, step_map, served)
+    found += _denied_by_result(index, step_map)
     found += _provider_errors(index, step_map)
     found += _route_causes(index, step_map, hops, trips)
     found += _context_cuts(index, step_map, gaps)
@@ -136,6 +142,32 @@ def _tool_failures(index: EvidenceIndex, step_map: StepMap | None,
                 "tool did not end", ERROR, f"Tool {_name(tool.name)} never returned",
                 f"The recording has the tool call's start but no end{asked}.", None, nav,
                 _positions(tool.start_event_index), _recorded(tool.name)))
+    return causes
+
+
+def _denied_by_result(index: EvidenceIndex, step_map: StepMap | None) -> list[LikelyCause]:
+    """Tool calls whose own result says they were refused (9.62's bracketed
+    ``[permission denied: …]``) and that no recorded verdict tells: inside a
+    composition the permission events never reach the recording, and the
+    result is then the only account of the refusal."""
+    told = {finding.tool for finding in index.findings
+            if finding.kind == VERDICT and finding.tool is not None}
+    causes = []
+    for tool in index.tool_calls:
+        if tool.id in told or not isinstance(tool.result, str):
+            continue
+        denial = _DENIAL.match(tool.result)
+        if denial is None:
+            continue
+        reason = (denial.group("reason") or "").strip()
+        causes.append(LikelyCause(
+            "denied tool call", ERROR,
+            f"The call to {_name(tool.name)} was refused"
+            + (f": {quoted(reason)}" if reason else ""),
+            "The tool's own result says the call was denied; the recording holds no permission "
+            "or middleware event for it, so these words are its only account.",
+            display_text(tool.result), nav_for_tool(index, step_map, tool.id),
+            _positions(tool.start_event_index, tool.end_event_index), _recorded(tool.name)))
     return causes
 
 
