@@ -48,7 +48,7 @@ from recorders.gaps import Gap
 from recorders.route_recorder import RouteHop, RouteTrip, format_route_hop
 from lens.evidence.nav import Nav, call_title, nav_for_call, nav_for_tool
 from lens.evidence.plain_headlines import finding_headline
-from lens.wording import plural, quoted
+from lens.wording import number, plural, quoted
 from lens.route_view import hop_step_index, trip_marks
 from lens.text import DisplayText, display_text, format_ms, one_line
 
@@ -64,6 +64,9 @@ NAME_CHARS = 60
 # A framework finding's own words: each explaining field is cut to this many
 # characters in its cause's why (the whole payload is the cause's detail).
 WORD_CHARS = 240
+EVICTED_QUOTE_CHARS = 60
+# The growth of a context is told over at most this many calls of its scope.
+GROWTH_CALLS = 8
 
 
 @dataclass(frozen=True)
@@ -279,7 +282,8 @@ def _context_cuts(index: EvidenceIndex, step_map: StepMap | None,
         causes.append(LikelyCause(
             "evicted context", WARNING,
             f"{plural(pieces, 'piece of context')} "
-            f"{'was' if pieces == 1 else 'were'} evicted before {_calls_text(evicted)}",
+            f"{'was' if pieces == 1 else 'were'} evicted before {_calls_text(evicted)}"
+            + _evicted_results(index, evicted),
             "The model was not served pieces it had seen before" + _last_text(evicted) + ".",
             None, nav_for_call(index, step_map, evicted[0].id),
             tuple(e.event_index for call in evicted for e in call.evictions),
@@ -296,12 +300,13 @@ def _context_cuts(index: EvidenceIndex, step_map: StepMap | None,
             _positions(*(call.slots[slot].composed_event_index for call, slot, _ in dropped)),
             _one_of(slot for _, slot, _ in dropped)))
     if pressed:
+        first_call, first_pressure = pressed[0]
         causes.append(LikelyCause(
             "budget pressure", WARNING,
-            f"The context was near or over its budget before "
-            f"{_calls_text([call for call, _ in pressed])}",
-            "The context was over or near its budget when the call was composed"
-            + _last_text([c for c, _ in pressed]) + ".", display_text(pressed[0][1]),
+            _pressure_headline(first_pressure, [call for call, _ in pressed]),
+            _growth(index, first_call, first_pressure)
+            + "The context was over or near its budget when the call was composed"
+            + _last_text([c for c, _ in pressed]) + ".", display_text(first_pressure),
             nav_for_call(index, step_map, pressed[0][0].id), tuple(pressed_at),
             _one_of(payload.get("slot") if isinstance(payload, dict) else None
                     for _, payload in pressed)))
@@ -311,6 +316,59 @@ def _context_cuts(index: EvidenceIndex, step_map: StepMap | None,
                 "events missing", WARNING, "Part of the run is missing from the file",
                 one_line(gap.message), None, None))
     return causes
+
+
+def _evicted_results(index: EvidenceIndex, calls: Sequence[ModelCall]) -> str:
+    """``, among them 2 tool results (fetch_logs: “…”)``: the evicted pieces a
+    tool returned, the evidence most often lost, with the first one's words."""
+    results = [piece for call in calls for eviction in call.evictions
+               for piece in eviction.pieces if piece.tool_call is not None]
+    if not results:
+        return ""
+    tool = index.tool_calls[results[0].tool_call]
+    return (f", among them {plural(len(results), 'tool result')} "
+            f"({_name(tool.name)}: {quoted(results[0].content, EVICTED_QUOTE_CHARS)})")
+
+
+def _pressure_headline(pressure: object, calls: Sequence[ModelCall]) -> str:
+    """``The messages slot outgrew its budget of 900 tokens (961 projected, 61
+    over) before model call 4``, from the framework's own figures when it
+    recorded them (the first time, when it happened before several calls)."""
+    fields = pressure if isinstance(pressure, dict) else {}
+    cap, projected, unit = fields.get("cap"), fields.get("projected"), fields.get("unit")
+    slot = fields.get("slot")
+    what = f"The {_name(slot)} slot" if isinstance(slot, str) and slot else "The context"
+    if not _figure(cap) or not _figure(projected):
+        return f"{what} was near or over its budget before {_calls_text(calls)}"
+    units = f" {_name(unit)}" if isinstance(unit, str) and unit else ""
+    over = projected - cap
+    told = (f"{number(projected)} projected, {number(over)} over" if over > 0
+            else f"{number(projected)} projected")
+    return (f"{what} {'outgrew' if over > 0 else 'neared'} its budget of {number(cap)}{units} "
+            f"({told}) before {_calls_text(calls)}")
+
+
+def _growth(index: EvidenceIndex, call: ModelCall, pressure: object) -> str:
+    """The input of each model call of the scope up to ``call``, when the
+    budget counts tokens: how the context grew to the limit."""
+    if not isinstance(pressure, dict) or pressure.get("unit") != "tokens":
+        return ""
+    chain = [call]
+    while chain[-1].previous_in_scope is not None and len(chain) < GROWTH_CALLS:
+        chain.append(index.calls[chain[-1].previous_in_scope])
+    chain.reverse()
+    figures = [call_.tokens[0] if call_.tokens else None for call_ in chain]
+    if len(chain) < 2 or not all(_figure(value) for value in figures[:-1]):
+        return ""
+    shown = " → ".join(number(value) for value in figures[:-1])
+    more = "" if chain[0].previous_in_scope is None else "… → "
+    first, last = chain[0].id + 1, chain[-2].id + 1
+    return (f"Input tokens per model call before it: {more}{shown} (model calls "
+            f"{first}–{last}). ")
+
+
+def _figure(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _calls_text(calls: Sequence[ModelCall]) -> str:

@@ -28,9 +28,9 @@ from recorders.evidence import EvidenceIndex, ModelCall, SearchEntry, StepMap
 from lens.evidence.answer_values import Quantity, Texts, quantities
 from lens.evidence.causes import ERROR, WARNING, LikelyCause
 from lens.evidence.nav import nav_for_call
-from lens.evidence.ungrounded import and_list, entry_name
+from lens.evidence.ungrounded import entry_name
 from lens.text import display_text, one_line
-from lens.wording import quoted
+from lens.wording import and_words, quoted
 
 KIND = "answer repeats a contradicted memory"
 _MEMORY_SOURCES = frozenset({"rag", "memory"})
@@ -124,10 +124,10 @@ def _cause(index: EvidenceIndex, step_map: StepMap | None, call: ModelCall,
     if best is None:
         return None
     source, repeated, other, other_says = best
-    figures = and_list([quoted(figure.text) for figure in repeated])
+    figures = and_words([quoted(figure.text) for figure in repeated])
     headline = (f"The answer's {figures} {'comes' if len(repeated) == 1 else 'come'} from the "
                 f"remembered entry {source.name}, while {other.name}, served with it, says "
-                f"{and_list([quoted(text) for text in other_says])}")
+                f"{and_words([quoted(text) for text in other_says])}")
     why = [f"Both were served to model call {call.id + 1}"]
     ranks = [f"{entry.name}: {quoted(one_line(entry.reason, QUOTE_CHARS))}"
              for entry in (source, other) if entry.reason]
