@@ -70,7 +70,7 @@ def archive_page() -> None:
         st.session_state[FOLDER] = labels[0]
     if len(labels) > 1:
         label = st.selectbox("Folder", labels, key=FOLDER,
-                             help="Folders the server was started with; see docs/archive.md.")
+                             help="Folders the server was started with; see the README.")
     else:  # nothing to choose: a select of one would be one more widget to draw every rerun
         label = labels[0]
         st.caption(f"Folder: {markdown_literal(label)} (the one the server was started with)")
