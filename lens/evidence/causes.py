@@ -46,6 +46,7 @@ from recorders.evidence.records import BY_FINAL_ANSWER, BY_LAST_CALL, CONSUMER_S
 from recorders.audit import is_bounded_result
 from recorders.gaps import Gap
 from recorders.route_recorder import RouteHop, RouteTrip, format_route_hop
+from recorders.values import is_number
 from lens.evidence.nav import Nav, call_title, nav_for_call, nav_for_tool
 from lens.evidence.plain_headlines import finding_headline
 from lens.wording import number, plural, quoted
@@ -338,7 +339,7 @@ def _pressure_headline(pressure: object, calls: Sequence[ModelCall]) -> str:
     cap, projected, unit = fields.get("cap"), fields.get("projected"), fields.get("unit")
     slot = fields.get("slot")
     what = f"The {_name(slot)} slot" if isinstance(slot, str) and slot else "The context"
-    if not _figure(cap) or not _figure(projected):
+    if not is_number(cap) or not is_number(projected):
         return f"{what} was near or over its budget before {_calls_text(calls)}"
     units = f" {_name(unit)}" if isinstance(unit, str) and unit else ""
     over = projected - cap
@@ -358,17 +359,13 @@ def _growth(index: EvidenceIndex, call: ModelCall, pressure: object) -> str:
         chain.append(index.calls[chain[-1].previous_in_scope])
     chain.reverse()
     figures = [call_.tokens[0] if call_.tokens else None for call_ in chain]
-    if len(chain) < 2 or not all(_figure(value) for value in figures[:-1]):
+    if len(chain) < 2 or not all(is_number(value) for value in figures[:-1]):
         return ""
     shown = " → ".join(number(value) for value in figures[:-1])
     more = "" if chain[0].previous_in_scope is None else "… → "
     first, last = chain[0].id + 1, chain[-2].id + 1
     return (f"Input tokens per model call before it: {more}{shown} (model calls "
             f"{first}–{last}). ")
-
-
-def _figure(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _calls_text(calls: Sequence[ModelCall]) -> str:

@@ -28,14 +28,12 @@ from recorders.evidence import EvidenceIndex, ModelCall, SearchEntry, StepMap
 from lens.evidence.answer_values import Quantity, Texts, quantities
 from lens.evidence.causes import ERROR, WARNING, LikelyCause
 from lens.evidence.nav import nav_for_call
-from lens.evidence.ungrounded import entry_name
+from lens.evidence.ungrounded import MEMORY_SOURCES, entry_name, grounds
 from lens.text import display_text, one_line
 from lens.wording import and_words, quoted
 
 KIND = "answer repeats a contradicted memory"
-_MEMORY_SOURCES = frozenset({"rag", "memory"})
 _SERVED_KINDS = frozenset({"system prompt", "message"})
-_GROUNDING_KINDS = frozenset({"tool result", "user prompt"})
 _YEAR = re.compile(r"(?<!\d)(19\d\d|20\d\d)(?!\d)")
 QUOTE_CHARS = 120
 _CLAUSE_ENDS = ("\n", ". ", "; ")
@@ -70,8 +68,7 @@ def repeated_memories(index: EvidenceIndex, step_map: StepMap | None) -> list[Li
     entries = _remembered_entries(index, {call.id for call in answers})
     if not entries:
         return []
-    grounding = Texts(entry.text for entry in index.search_entries
-                      if entry.kind in _GROUNDING_KINDS)
+    grounding = Texts(entry.text for entry in index.search_entries if grounds(entry))
     causes = []
     for call in answers:
         served = entries.get(call.id, [])
@@ -89,7 +86,7 @@ def _remembered_entries(index: EvidenceIndex, calls: set[int]) -> dict[int, list
     served: dict[int, list[_Entry]] = {}
     for piece in index.search_entries:
         source, _, source_id = piece.label.partition(" ")
-        if piece.kind not in _SERVED_KINDS or source not in _MEMORY_SOURCES:
+        if piece.kind not in _SERVED_KINDS or source not in MEMORY_SOURCES:
             continue
         targets = [call for call in piece.served_in if call in calls]
         if not targets:
@@ -148,8 +145,6 @@ def _cause(index: EvidenceIndex, step_map: StepMap | None, call: ModelCall,
         tuple(position for position in (source.piece.event_index, other.piece.event_index,
                                         call.end_event_index) if position is not None),
         source.name)
-
-
 
 
 def _sentence_with(text: str, words: str) -> str:

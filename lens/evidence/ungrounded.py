@@ -30,7 +30,7 @@ from lens.text import display_text
 KIND = "answered without grounding"
 # Search entries whose text grounds a value: what tools returned, what the user said.
 _GROUNDING_KINDS = frozenset({"tool result", "user prompt"})
-_MEMORY_SOURCES = frozenset({"rag", "memory"})
+MEMORY_SOURCES = frozenset({"rag", "memory"})  # the sources of a remembered piece
 NO_SOURCE = "no tool result or message holds it"
 SYSTEM_PROMPT_SOURCE = "the system prompt"
 
@@ -40,7 +40,7 @@ def ungrounded_answers(index: EvidenceIndex, step_map: StepMap | None) -> list[L
                if call.is_final_answer and call.output and _offered(call)]
     if not answers:
         return []
-    grounding = Texts(entry.text for entry in index.search_entries if _grounds(entry))
+    grounding = Texts(entry.text for entry in index.search_entries if grounds(entry))
     served = _served_to({call.id for call in answers}, index.search_entries)
     flags = _evidence_flags(index.findings)
     causes = []
@@ -53,7 +53,8 @@ def ungrounded_answers(index: EvidenceIndex, step_map: StepMap | None) -> list[L
     return causes
 
 
-def _grounds(entry: SearchEntry) -> bool:
+def grounds(entry: SearchEntry) -> bool:
+    """Whether a search entry's text grounds a value: a tool's result or the user's words."""
     if entry.kind in _GROUNDING_KINDS:
         return True
     # A served message the user wrote (a composition hands one step's answer on as one).
@@ -99,7 +100,7 @@ def source_of(value: str, served: Sequence[SearchEntry]) -> str:
     holding = [entry for entry in served if holds(entry.text, value)]
     for entry in holding:
         source, _, source_id = entry.label.partition(" ")
-        if source in _MEMORY_SOURCES:
+        if source in MEMORY_SOURCES:
             return f"memory entry {entry_name(source_id)}" if source_id else "a memory entry"
     if any(entry.kind == "system prompt" for entry in holding):
         return SYSTEM_PROMPT_SOURCE
