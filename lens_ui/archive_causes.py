@@ -22,9 +22,10 @@ from archive.errors import ArchiveError
 from archive.nearest import nearest_good_run
 from lens import archive_charts
 from lens.text import markdown_literal
-from lens_ui import session
+from lens_ui import navigation, session
 from lens_ui.archive_jobs import reader
 from lens_ui.archive_source import archive_choice
+from lens_ui.compare_state import open_compare
 
 GROUPS = "lens.archive.cause_groups"    # the groups table (and ".pick", the group chosen)
 RUNS = "lens.archive.cause_runs"        # the chosen group's runs (and ".pick", the run chosen)
@@ -185,9 +186,7 @@ def _open_at(label: str, file: str, path: Any, index: Any) -> None:
     session.choose_run(choice)
     if path is not None and index is not None:
         session.move_to(tuple(path), int(index))
-    from lens_ui.archive_page import RUN_PAGE
-
-    st.switch_page(RUN_PAGE)
+    navigation.switch_to(navigation.RUN)
 
 
 def _nearest(db: Path, label: str, file: str, group: dict[str, Any]) -> None:
@@ -207,14 +206,12 @@ def _nearest(db: Path, label: str, file: str, group: dict[str, Any]) -> None:
     if nearest is None:
         st.info("No other run of this agent is without this cause.")
         return
-    from lens_ui.archive_page import request_compare
-
     try:
         pair = (archive_choice(label, file)[0], archive_choice(label, nearest["file"])[0])
     except (KeyError, OSError):
         st.error("One of the run files is no longer in the folder; re-index it.")
         return
-    request_compare(*pair)
+    open_compare(*pair)
 
 
 _GROUP_COLUMNS = {

@@ -27,13 +27,14 @@ from archive.filters import (SORTS, STATUSES, RunFilter, chosen_runs_sql, count_
                              runs_over_time_sql, text_hits_sql, tokens_by_agent_sql)
 from lens import archive_charts
 from lens.text import markdown_literal
-from lens_ui import session
+from lens_ui import navigation, session
 from lens_ui.archive_config import ENV_FOLDERS, archive_folders
 from lens_ui.archive_jobs import IndexJob, current_job, reader, start_job
 from lens_ui.archive_causes import causes_view
 from lens_ui.archive_labels import (ANY_LABEL, export_labelled, label_choices, labels_column,
                                     labels_version)
 from lens_ui.archive_source import archive_choice
+from lens_ui.compare_state import open_compare
 from lens_ui.view_switch import view_switch
 
 PAGE_ROWS = 100  # a page of the table; more is paged, not sent
@@ -49,9 +50,6 @@ FOLDER = "lens.archive.folder"
 TABLE = "lens.archive.table"
 PAGE = "lens.archive.page"
 NOTICE = "lens.archive.notice"
-COMPARE_PAIR = "lens.compare.pair"  # (RunSource, RunSource), read by the Compare page
-COMPARE_PAGE = Path(__file__).resolve().parent.parent / "pages" / "compare.py"
-RUN_PAGE = "lens_app.py"
 RUNS_VIEW, CAUSES_VIEW = "Runs", "Causes"
 ARCHIVE_VIEWS = (RUNS_VIEW, CAUSES_VIEW)
 ARCHIVE_VIEW = "lens.archive.view"  # Runs (the table and charts) or Causes (grouped causes)
@@ -493,7 +491,7 @@ def _open(label: str, file: str) -> None:
         st.session_state[NOTICE] = "That run file is no longer in the folder; re-index it."
         st.rerun()
     session.choose_run(choice)
-    st.switch_page(RUN_PAGE)
+    navigation.switch_to(navigation.RUN)
 
 
 def _compare(label: str, file_a: str, file_b: str) -> None:
@@ -502,20 +500,7 @@ def _compare(label: str, file_a: str, file_b: str) -> None:
     except (KeyError, OSError):
         st.session_state[NOTICE] = "One of the run files is no longer in the folder; re-index it."
         st.rerun()
-    if not request_compare(*pair):
-        st.session_state[NOTICE] = ("Kept the two runs for the Compare page, which this "
-                                    "build does not have.")
-        st.rerun()
-
-
-def request_compare(choice_a, choice_b) -> bool:
-    """Hand a pair to the Compare page (``lens.compare.pair``) and go there when it
-    exists; returns False when there is no Compare page to go to."""
-    st.session_state[COMPARE_PAIR] = (choice_a, choice_b)
-    if not COMPARE_PAGE.exists():
-        return False
-    st.switch_page(f"pages/{COMPARE_PAGE.name}")
-    return True
+    open_compare(*pair)
 
 
 def _unreadable(choices: _FilterChoices) -> None:

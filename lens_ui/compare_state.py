@@ -21,7 +21,7 @@ import streamlit as st
 
 from recorders.errors import RecordingError
 from lens.run_label import run_words
-from lens_ui import session
+from lens_ui import navigation, session
 from lens_ui.runs import (LoadedRun, RunSource, open_source, run_in_file, sample_choice,
                           server_store, session_id)
 from lens_ui.run_store import OverBudget
@@ -176,6 +176,12 @@ def write_compare_link(choice_a: RunSource, choice_b: RunSource) -> None:
     for side, choice in ((LINK_A, choice_a), (LINK_B, choice_b)):
         if st.query_params.get(side) != choice.ref:
             st.query_params[side] = choice.ref
+
+
+def open_compare(choice_a: RunSource, choice_b: RunSource) -> None:
+    """Go to the Compare page with these two runs as A and B (ends this script run)."""
+    st.session_state[PAIR] = (choice_a, choice_b)
+    navigation.switch_to(navigation.COMPARE)
 
 
 def compare_with(choice: RunSource) -> None:

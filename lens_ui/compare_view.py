@@ -13,7 +13,7 @@ from lens.compare.alignment import AlignedRow
 from lens.compare.outcome import CRASHED, RunEnding
 from lens.placement import StepRow
 from lens.text import visible
-from lens_ui import compare_state, session
+from lens_ui import compare_state, navigation, session
 from lens_ui.runs import LoadedRun, RunSource
 
 ROW = "lens.compare.row"
@@ -142,7 +142,7 @@ def _open_step(choice: RunSource, path: tuple[str, ...], index: int) -> None:
 
 def _served(result: RunComparison) -> None:
     if st.session_state.pop("lens.compare.go_to_run", False):
-        st.switch_page("lens_app.py")
+        navigation.switch_to(navigation.RUN)
     served = result.served_difference
     st.subheader("What the model was served differently", anchor=False)
     if served is None:

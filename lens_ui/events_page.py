@@ -10,7 +10,7 @@ from lens.event_places import EventPlaces
 from lens.step_places import step_words
 from lens.event_tables import EventTable, boundary_table, typed_table
 from lens.text import markdown_literal, one_line
-from lens_ui import session
+from lens_ui import navigation, session
 from lens_ui.render import whole_json
 from lens_ui.runs import LoadedRun
 
@@ -43,7 +43,7 @@ def _places(run: LoadedRun, profile: str) -> EventPlaces:
 
 def events_page(run: LoadedRun) -> None:
     if st.session_state.pop(GO_TO_RUN, False):
-        st.switch_page("lens_app.py")
+        navigation.switch_to(navigation.RUN)
     recording = run.run.recording
     st.title("Raw events", anchor=False)
     st.text(run.source.name)

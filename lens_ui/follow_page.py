@@ -41,7 +41,7 @@ from lens.link import FOLLOW, is_archive_path
 from lens.text import markdown_literal, one_line
 from lens.timeline import MODEL, Timeline, build_timeline
 from lens.timeline_figure import timeline_figure
-from lens_ui import session
+from lens_ui import navigation, session
 from lens_ui.folder_read import opener_beneath
 from lens_ui.follow_config import ENV_FOLLOW, follow_folders, follow_idle_seconds
 from lens_ui.run_store import OverBudget
@@ -432,5 +432,5 @@ def _open_on_run_page(ref: str, run_id: object) -> None:
                  icon=":material/error:")
         return
     session.choose_run(source)
-    st.switch_page("lens_app.py")
+    navigation.switch_to(navigation.RUN)
 

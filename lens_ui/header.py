@@ -29,7 +29,7 @@ from lens.scopes import ROOT
 from lens.summary import (RunSummary, format_count, format_duration, run_facts, summarise,
                           timing_notes)
 from lens.text import markdown_literal, one_line, visible
-from lens_ui import session
+from lens_ui import navigation, session
 from lens_ui.compare_state import compare_with
 from lens_ui.evidence_tabs import EvidenceLinks, likely_causes_of
 from lens_ui.labels_panel import labels_on_bar
@@ -241,7 +241,7 @@ def _details(run: LoadedRun, projection: Projection, summary: RunSummary,
     if st.button("Compare with…", key="lens.compare_with",
                  help="Open the Compare page with this run as run A"):
         compare_with(run.source)
-        st.switch_page("pages/compare.py")
+        navigation.switch_to(navigation.COMPARE)
     recording, evidence = run.run.recording, run.run.evidence
     outcome = run_outcome(evidence, recording)
     st.caption(f"How the run ended: {outcome.kind}.")

@@ -1,6 +1,6 @@
-"""Page scripts are run with ``pages/`` first on ``sys.path`` (``streamlit run
-pages/<page>.py`` does exactly that), so a page named like one of Lens's own
-packages or modules would be imported in its place."""
+"""``footprint-lens view`` runs ``lens_ui/app/lens_app.py``, and Streamlit puts
+that script's folder first on ``sys.path``; a module or folder there named like
+one of Lens's own packages would be imported in its place."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from lens_ui.navigation import APP_DIR, APP_SCRIPT, PAGE_DIR
+
 REPO = Path(__file__).resolve().parents[2]
-PAGES = REPO / "pages"
 
 
 def project_top_level_names() -> set[str]:
@@ -20,18 +21,19 @@ def project_top_level_names() -> set[str]:
     return names
 
 
-def test_no_page_is_named_like_a_package_of_the_project():
-    pages = {p.stem for p in PAGES.glob("*.py")}
-    assert pages, "the pages folder has no pages"
-    assert "archive" in project_top_level_names()  # the package the old page name shadowed
-    assert pages.isdisjoint(project_top_level_names())
+def test_nothing_beside_the_packaged_app_script_is_named_like_a_package_of_the_project():
+    beside = {p.stem for p in APP_DIR.iterdir() if not p.name.startswith(".")} - {APP_SCRIPT.stem}
+    assert "pages" in beside and PAGE_DIR.is_dir()
+    assert "archive" in project_top_level_names()  # the package an old page name shadowed
+    assert beside.isdisjoint(project_top_level_names())
+    assert {p.stem for p in PAGE_DIR.glob("*.py")}.isdisjoint(project_top_level_names())
 
 
-def test_the_archive_package_still_wins_with_pages_first_on_the_path():
-    # What `streamlit run pages/<page>.py` does to sys.path, in a fresh interpreter.
+def test_the_archive_package_still_wins_with_the_app_folder_first_on_the_path():
+    # What Streamlit does to sys.path for the packaged script, in a fresh interpreter.
     probe = ("import sys; sys.path.insert(0, sys.argv[1]); import archive.query, archive; "
              "print(archive.__file__)")
-    found = subprocess.run([sys.executable, "-c", probe, str(PAGES)], cwd=REPO,
+    found = subprocess.run([sys.executable, "-c", probe, str(APP_DIR)], cwd=REPO,
                            capture_output=True, text=True, timeout=60)
     assert found.returncode == 0, found.stderr
     assert Path(found.stdout.strip()).parent.name == "archive"

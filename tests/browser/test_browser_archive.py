@@ -120,14 +120,10 @@ def test_pick_two_to_compare(lens):
     expect(compare).to_be_enabled()
     compare.click()
     lens.wait_idle()
-    if (REPO / "pages" / "compare.py").exists():
-        expect(lens.page).to_have_url(re.compile(r"/compare"))
-        lens.wait_idle()
-        main = lens.page.locator('[data-testid="stMain"]')
-        expect(main.get_by_text("First difference", exact=True)).to_be_visible()
-        # Runs A and B are the two archive runs picked (the page's link names them).
-        assert "a=archive" in lens.page.url and "b=archive" in lens.page.url
-    else:
-        expect(lens.page.locator('[data-testid="stAlert"]').filter(
-            has_text="Kept the two runs for the Compare page")).to_have_count(1)
+    expect(lens.page).to_have_url(re.compile(r"/compare"))
+    lens.wait_idle()
+    main = lens.page.locator('[data-testid="stMain"]')
+    expect(main.get_by_text("First difference", exact=True)).to_be_visible()
+    # Runs A and B are the two archive runs picked (the page's link names them).
+    assert "a=archive" in lens.page.url and "b=archive" in lens.page.url
     lens.screenshot("compare")

@@ -11,7 +11,7 @@ from recorders.counting import counted, noun_for
 from lens.wording import plural
 
 PROJECT = Path(__file__).resolve().parents[2]
-MESSAGE_CODE = ("recorders", "lens", "lens_ui", "archive", "pages")
+MESSAGE_CODE = ("recorders", "lens", "lens_ui", "archive")
 GLUED_PLURAL = re.compile(r"\w\(s\)")  # "tool call(s)", "run(s);"
 
 
