@@ -4,8 +4,10 @@ between them.
 Both ways of starting Lens run :func:`run_app`: ``streamlit run lens_app.py``
 from a checkout, and ``footprint-lens view``, which starts the copy of the app
 the package carries (``lens_ui/app/lens_app.py``). The page scripts live in
-``lens_ui/app/pages/`` so the wheel carries them; they are named here by
-absolute path, so the same table serves either entry script. URL paths are the
+``lens_ui/app/page_scripts/`` so the wheel carries them (not ``pages/``: beside
+an entry script, Streamlit would also list that folder's files as pages of its
+own, by file name, and serve them at deep links without this table); they are
+named here by absolute path, so the same table serves either entry script. URL paths are the
 ones the pages have always had (links that were shared keep opening).
 """
 
@@ -17,7 +19,7 @@ from pathlib import Path
 import streamlit as st
 
 APP_DIR = Path(__file__).resolve().parent / "app"
-PAGE_DIR = APP_DIR / "pages"
+PAGE_DIR = APP_DIR / "page_scripts"
 # The entry script `footprint-lens view` starts; its .streamlit/config.toml is the app's settings.
 APP_SCRIPT = APP_DIR / "lens_app.py"
 

@@ -114,7 +114,7 @@ def walk_the_pages(at: AppTest) -> None:
         at.run()
         no_exception(at)
         no_panel_failed(at)
-    at.switch_page("lens_ui/app/pages/raw_events.py").run()
+    at.switch_page("lens_ui/app/page_scripts/raw_events.py").run()
     no_exception(at)
     no_panel_failed(at)
     assert len(at.dataframe) >= 1

@@ -52,7 +52,7 @@ def test_the_link_of_an_archive_run_reopens_it_at_the_same_step(app, indexed):
     app.run()
     app.session_state[session.RUN] = choice  # what "Open in the run page" sets
     app.session_state[session.STEP] = 1
-    app.switch_page("lens_ui/app/pages/run.py").run()
+    app.switch_page("lens_ui/app/page_scripts/run.py").run()
     no_exception(app)
     link = dict(app.query_params)
     assert link["archive"] == f"{indexed.name}/{entry['file']}"

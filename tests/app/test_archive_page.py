@@ -27,7 +27,7 @@ def configured(tmp_path, monkeypatch):
 
 def archive_page(app):
     app.run()
-    app.switch_page("lens_ui/app/pages/run_archive.py").run()
+    app.switch_page("lens_ui/app/page_scripts/run_archive.py").run()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # the pass runs in a thread; the page reruns
         if any(c.value.startswith("Indexed ") for c in app.caption):
@@ -54,7 +54,7 @@ def test_folders_come_from_the_command_line_and_the_environment(tmp_path):
 def test_without_a_configured_folder_the_page_says_how_to_set_one(app, monkeypatch):
     monkeypatch.delenv("FOOTPRINT_LENS_ARCHIVE", raising=False)
     app.run()
-    app.switch_page("lens_ui/app/pages/run_archive.py").run()
+    app.switch_page("lens_ui/app/page_scripts/run_archive.py").run()
     no_exception(app)
     assert any("--archive DIR" in i.value for i in app.info)
     assert not app.text_input  # no place to type a path
@@ -133,7 +133,7 @@ def test_an_archive_run_opens_in_the_run_page(app, configured):
     choice, _ = archive_choice("runs", entry["file"])
     assert choice.kind == ARCHIVE
     app.session_state[session.RUN] = choice
-    app.switch_page("lens_ui/app/pages/run.py").run()
+    app.switch_page("lens_ui/app/page_scripts/run.py").run()
     no_exception(app)
     shown = [t.value for t in app.text] + [c.value for c in app.code]
     assert any(entry["runId"] in value for value in shown)
@@ -296,7 +296,7 @@ def test_a_pass_that_stops_shows_an_incident_and_no_server_path(app, configured,
         raise OSError(5, "Input/output error", f"{folder}/{HOSTILE_NAME}")
     monkeypatch.setattr(jobs, "index_folder", failing)
     app.run()
-    app.switch_page("lens_ui/app/pages/run_archive.py").run()
+    app.switch_page("lens_ui/app/page_scripts/run_archive.py").run()
     deadline = time.monotonic() + 30
     while not app.error and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -18,7 +18,7 @@ from lens_ui.runs import ARCHIVE
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "archive"))
 from archive_support import manifest, unreadable_files  # noqa: E402
 
-PAGE = str(ROOT / "lens_ui" / "app" / "pages" / "compare.py")
+PAGE = str(ROOT / "lens_ui" / "app" / "page_scripts" / "compare.py")
 DEFAULT_SAMPLE_REF = "sample:agent-refund-multi-tools-error"  # lens_ui/samples.py's default
 
 

@@ -9,7 +9,7 @@ from corpus_files import pair_run_path, read_bytes
 from lens_ui.compare_state import PAIR
 from lens_ui.runs import upload_choice
 
-PAGE = str(ROOT / "lens_ui" / "app" / "pages" / "compare.py")
+PAGE = str(ROOT / "lens_ui" / "app" / "page_scripts" / "compare.py")
 PAIR_NAME = "skillgraph-route-diverges"  # A has two steps B has not, between shared ones
 
 

@@ -13,7 +13,7 @@ from lens_ui import session
 from lens_ui.compare_state import PAIR, SELECT_A, SELECT_B
 from lens_ui.runs import upload_choice
 
-PAGE = str(ROOT / "lens_ui" / "app" / "pages" / "compare.py")
+PAGE = str(ROOT / "lens_ui" / "app" / "page_scripts" / "compare.py")
 PAIR_NAME = "refund-tool-fails-vs-succeeds"
 
 

@@ -12,7 +12,7 @@ CASE = "agent-refund-multi-tools-error"
 def open_events(app, run=CASE):
     app.query_params["run"] = run
     at = app.run()
-    at.switch_page("lens_ui/app/pages/raw_events.py").run()
+    at.switch_page("lens_ui/app/page_scripts/raw_events.py").run()
     no_exception(at)
     return at
 
@@ -93,12 +93,12 @@ def test_the_open_run_survives_moving_between_pages(app):
     at = app.run()
     at.file_uploader(key="lens.uploader").set_value(
         ("lean.json", corpus_bytes("lean-agent-two-tools"), "application/json")).run()
-    at.switch_page("lens_ui/app/pages/raw_events.py").run()
+    at.switch_page("lens_ui/app/page_scripts/raw_events.py").run()
     no_exception(at)
     counts = expected("lean-agent-two-tools")["counts"]
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Typed events in the file"] == str(counts["typedEvents"])
-    at.switch_page("lens_ui/app/pages/run.py").run()
+    at.switch_page("lens_ui/app/page_scripts/run.py").run()
     assert any(t.value.startswith("⬆ lean.json · ") for t in at.text)
 
 
@@ -114,7 +114,7 @@ def test_a_selected_event_links_to_the_step_that_holds_it(app):
     assert link.label.startswith("Open the step that holds it: step ")
     link.click().run()  # the callback moves the slider; the rerun asks for the run page
     no_exception(at)
-    at.switch_page("lens_ui/app/pages/run.py").run()  # AppTest does not follow a page switch itself
+    at.switch_page("lens_ui/app/page_scripts/run.py").run()  # AppTest does not follow a page switch itself
     no_exception(at)
     tool_call_id = events[failed]["payload"]["toolCallId"]
     name = next(e["payload"]["toolName"] for e in events if e["type"].endswith("tool_start")
@@ -134,7 +134,7 @@ def test_the_event_tables_are_kept_with_the_run_counted_and_dropped_with_it(app)
     app.query_params["run"] = CASE
     at = app.run()
     held = store.usage().runs_bytes
-    at.switch_page("lens_ui/app/pages/raw_events.py").run()
+    at.switch_page("lens_ui/app/page_scripts/raw_events.py").run()
     no_exception(at)
     json_bytes = store._runs[digest].json_bytes
     kept = store.usage().runs_bytes - held
@@ -159,7 +159,7 @@ def test_filtering_typed_events_by_family_lists_the_runs_families_with_counts(ap
     at = app.run()
     at.file_uploader(key="lens.uploader").set_value(("travel.json", data, "application/json"))
     at.run()
-    at.switch_page("lens_ui/app/pages/raw_events.py").run()
+    at.switch_page("lens_ui/app/page_scripts/raw_events.py").run()
     no_exception(at)
     events = json.loads(data)["events"]
     recovery = [e for e in events if event_type(e["type"]) is not None

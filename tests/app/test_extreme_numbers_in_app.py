@@ -54,7 +54,7 @@ def test_huge_numbers_in_times_and_counts_render_as_recorded(app, field, literal
     at = open_upload(app, dumps_with_raw(doc, [literal]), "extreme.json")
     walk_the_pages(at)
     if field[0] == "run":
-        at.switch_page("lens_ui/app/pages/run.py").run()
+        at.switch_page("lens_ui/app/page_scripts/run.py").run()
         open_run_details(at)
         shown = "\n".join(t.value for t in at.text)
         assert literal in shown  # the health line names the count in full

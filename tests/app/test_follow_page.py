@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from app_support import ROOT, TIMEOUT, no_exception
 from lens_ui.follow_page import FILE_SELECT
 
-PAGE = str(ROOT / "lens_ui" / "app" / "pages" / "follow.py")
+PAGE = str(ROOT / "lens_ui" / "app" / "page_scripts" / "follow.py")
 DATA = Path(__file__).resolve().parents[1] / "data" / "follow"
 STREAM = DATA / "agent-tool.events.ndjson"
 FULL_RECORDING = DATA / "run-1796177316709-1.json.gz"  # the sink's envelope of the same run
@@ -152,7 +152,7 @@ def test_open_on_the_run_page_shows_the_file_as_it_is_and_its_link_reopens_it(fo
 
     (folder / "events.ndjson").write_bytes(STREAM.read_bytes())
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()  # the app, then its page
-    at.switch_page("lens_ui/app/pages/follow.py").run()
+    at.switch_page("lens_ui/app/page_scripts/follow.py").run()
     no_exception(at)
     at.button(key="lens.follow.open").click().run()
     no_exception(at)

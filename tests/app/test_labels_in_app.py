@@ -52,7 +52,7 @@ def _open_archive_run(app: AppTest, folder, file: str) -> AppTest:
     choice, _ = archive_choice(folder.name, file)
     app.run()
     app.session_state[session.RUN] = choice
-    app.switch_page("lens_ui/app/pages/run.py").run()
+    app.switch_page("lens_ui/app/page_scripts/run.py").run()
     no_exception(app)
     return app
 
@@ -194,7 +194,7 @@ def test_without_a_labels_store_an_upload_says_where_to_set_one(app, monkeypatch
 
 def _archive_page(app: AppTest) -> AppTest:
     app.run()
-    app.switch_page("lens_ui/app/pages/run_archive.py").run()
+    app.switch_page("lens_ui/app/page_scripts/run_archive.py").run()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if any(c.value.startswith("Indexed ") for c in app.caption):

@@ -23,7 +23,9 @@ def project_top_level_names() -> set[str]:
 
 def test_nothing_beside_the_packaged_app_script_is_named_like_a_package_of_the_project():
     beside = {p.stem for p in APP_DIR.iterdir() if not p.name.startswith(".")} - {APP_SCRIPT.stem}
-    assert "pages" in beside and PAGE_DIR.is_dir()
+    assert PAGE_DIR.stem in beside and PAGE_DIR.is_dir()
+    # A pages/ folder beside an entry script is listed by Streamlit under its file names.
+    assert not (APP_DIR / "pages").exists() and not (REPO / "pages").exists()
     assert "archive" in project_top_level_names()  # the package an old page name shadowed
     assert beside.isdisjoint(project_top_level_names())
     assert {p.stem for p in PAGE_DIR.glob("*.py")}.isdisjoint(project_top_level_names())

@@ -85,7 +85,7 @@ def test_a_compare_side_names_a_run_of_a_file_with_several(app):
     second = stream_facts(STREAMS[1])
     at = upload(app.run(), "events.ndjson", two_run_stream())
     digest = at.query_params["upload"]
-    page = AppTest.from_file(str(ROOT / "lens_ui" / "app" / "pages" / "compare.py"), default_timeout=TIMEOUT)
+    page = AppTest.from_file(str(ROOT / "lens_ui" / "app" / "page_scripts" / "compare.py"), default_timeout=TIMEOUT)
     ref = f"upload:{digest}#runid={second['runId']}"
     page.query_params.update({"a": ref, "b": "sample:llmcall-single"})
     page.run()

@@ -42,7 +42,7 @@ def test_a_new_upload_clears_the_search_and_errors_only_that_the_same_run_keeps(
 
 def test_picking_another_run_in_the_runs_list_clears_the_raw_events_filters(app):
     at = upload(app.run(), "first.json", FIRST)
-    at.switch_page("lens_ui/app/pages/raw_events.py").run()
+    at.switch_page("lens_ui/app/page_scripts/raw_events.py").run()
     at.text_input(key="lens.events.typed.text").input("llm").run()
     no_exception(at)
     sample = next(o for o in at.selectbox(key="lens.run_select").options

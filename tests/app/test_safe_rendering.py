@@ -66,6 +66,6 @@ def test_the_raw_events_page_renders_the_hostile_run_inertly(app):
     at = app.run()
     at.file_uploader(key="lens.uploader").set_value(
         ("hostile.json", corpus_bytes("hostile-strings-agent"), "application/json")).run()
-    at.switch_page("lens_ui/app/pages/raw_events.py").run()
+    at.switch_page("lens_ui/app/page_scripts/raw_events.py").run()
     no_exception(at)
     assert_inert(at)
