@@ -42,7 +42,7 @@ from archive.beneath import GONE, NOT_REGULAR, SYMLINK, TOO_LARGE
 from lens_ui.folder_read import FolderFileRefused, read_in_folder
 from lens_ui.follow_config import follow_folders
 from lens_ui.held import server_store, session_id
-from lens_ui.samples import sample_catalog
+from lens_ui.samples import opened_files, sample_catalog
 
 SAMPLE, UPLOAD, ARCHIVE, FOLLOW = "sample", "upload", "archive", "follow"
 
@@ -149,7 +149,11 @@ class RunSource:
 
 
 class SampleSource(RunSource):
-    kind, link_key, words = SAMPLE, RUN_PARAM, "sample"
+    kind, link_key = SAMPLE, RUN_PARAM
+
+    @property
+    def words(self) -> str:  # type: ignore[override]
+        return "file Lens was started with" if self.name in opened_files() else "sample"
 
     def read(self) -> bytes | None:
         path = sample_catalog().get(self.name)
