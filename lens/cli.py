@@ -15,6 +15,10 @@ Subcommands:
   (:mod:`lens.export_command`).
 - ``follow FILE``: a run while it is written, one JSON line per change
   (:mod:`lens.follow_command`).
+- ``slice FILE [KEY]``: where each state value came from and what it fed,
+  from the snapshot's commit log (:mod:`lens.slice_command`).
+- ``view [FILE|DIR]``: the app, started from the installed package
+  (:mod:`lens.view_command`).
 
 Each further command registers itself in :data:`COMMANDS` with a function
 that adds its arguments and one that runs it. Output is JSON on stdout unless
@@ -30,7 +34,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from recorders import cli as recorder_cli
-from lens import causes_command, compare_command, export_command, follow_command, info_command
+from lens import (causes_command, compare_command, export_command, follow_command, info_command,
+                  slice_command, view_command)
 from archive import commands as archive_commands
 
 PROG = "footprint-lens"
@@ -57,6 +62,10 @@ COMMANDS: list[Command] = [
             export_command.run),
     Command(follow_command.NAME, follow_command.HELP, follow_command.add_arguments,
             follow_command.run),
+    Command(slice_command.NAME, slice_command.HELP, slice_command.add_arguments,
+            slice_command.run),
+    Command(view_command.NAME, view_command.HELP, view_command.add_arguments,
+            view_command.run),
 ]
 
 

@@ -37,6 +37,9 @@ class StreamlitServer:
     port: int = field(default_factory=free_port)
     start_timeout_s: float = SERVER_START_TIMEOUT_S
     env: dict[str, str] = field(default_factory=dict)  # set for the server process only
+    # Another way of starting the same app on ``port`` (``footprint-lens view``); default
+    # ``streamlit run app``.
+    command: list[str] | None = None
     process: subprocess.Popen | None = None
 
     @property
@@ -46,7 +49,7 @@ class StreamlitServer:
     def start(self) -> None:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("wb")
-        command = [
+        command = self.command or [
             sys.executable, "-m", "streamlit", "run", str(self.app),
             "--server.headless=true", "--server.address=127.0.0.1",
             f"--server.port={self.port}", "--server.fileWatcherType=none",
