@@ -53,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     index = actions.add_parser("index", help="index (or re-index) a folder of runs")
     index.add_argument("dir", help="the folder of run files (searched recursively)")
-    index.add_argument("--db", help="the DuckDB index file (default: under ~/.cache, see README)")
+    index.add_argument("--db", help="the DuckDB index file (default: under ~/.cache, see docs/archive.md)")
     index.add_argument("--engine", choices=ENGINES, default="embedded",
                        help="embedded DuckDB (default) or a Dask cluster writing Parquet")
     index.add_argument("--scheduler", help="the Dask scheduler, tcp://HOST:PORT (--engine dask)")
@@ -98,7 +98,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     export.add_argument("--label", required=True, help="export the runs carrying this label")
     export.add_argument("-o", "--out", required=True, help="the .jsonl file to write")
     export.add_argument("--redact", action="store_true",
-                        help="mask keys, e-mail addresses, card and phone numbers (see README)")
+                        help="mask keys, e-mail addresses, card and phone numbers (see docs/share.md)")
     export.add_argument("--redact-pattern", action="append", default=[], metavar="REGEX",
                         help="also mask what this expression matches (repeatable)")
     export.add_argument("--redact-patterns", metavar="FILE",

@@ -1,6 +1,6 @@
 """The archive's tables: every column's name, SQL type and meaning, in one place.
 
-DuckDB's tables, the Parquet datasets and the README's column reference are
+DuckDB's tables, the Parquet datasets and the column reference in docs/archive.md are
 all made from :data:`TABLES`, so they cannot drift apart. Every row of every
 table carries ``file`` (the run file's path relative to the archive folder,
 ``/``-separated), the key that ties a run's rows together; ``run_id`` is the

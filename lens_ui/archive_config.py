@@ -1,7 +1,8 @@
 """Which folders the Archive page may read: set by the operator, never in the browser.
 
 A folder is offered when the server was started with it, either after ``--``
-on the command line (``streamlit run lens_app.py -- --archive DIR``, repeatable)
+on the command line (``footprint-lens view DIR``, or ``streamlit run lens_app.py --
+--archive DIR``, repeatable)
 or in ``FOOTPRINT_LENS_ARCHIVE`` (several joined by ``os.pathsep``). The page
 names each folder by a label (its base name) and only ever maps a label back to
 a folder; no text from the browser becomes a path.

@@ -60,6 +60,7 @@ def archive_page() -> None:
     folders = archive_folders()
     if not folders:
         st.info("No archive folder is configured. Start Lens with one: "
+                "`footprint-lens view DIR`, or from a checkout "
                 "`streamlit run lens_app.py -- --archive DIR` (repeatable), or set "
                 f"`{ENV_FOLDERS}=DIR`.")
         return
@@ -68,7 +69,7 @@ def archive_page() -> None:
         st.session_state[FOLDER] = labels[0]
     if len(labels) > 1:
         label = st.selectbox("Folder", labels, key=FOLDER,
-                             help="Folders the server was started with; see the README.")
+                             help="Folders the server was started with; see docs/archive.md.")
     else:  # nothing to choose: a select of one would be one more widget to draw every rerun
         label = labels[0]
         st.caption(f"Folder: {markdown_literal(label)} (the one the server was started with)")

@@ -94,8 +94,8 @@ def label_place(choice: RunSource, writable: bool = False) -> Iterator[LabelPlac
         path = labels_db()
         if path is None:
             yield (f"Labels on uploaded runs need a labels store: the operator sets "
-                   f"{LABELS_DB_ENV}=/path/labels.duckdb where the server starts (see the "
-                   "README, 'Running Lens for a team').")
+                   f"{LABELS_DB_ENV}=/path/labels.duckdb where the server starts (see "
+                   "docs/team.md, 'Running Lens for a team').")
             return
         cursor = _uploads_connection(path).cursor()
         try:

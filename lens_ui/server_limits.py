@@ -1,4 +1,4 @@
-"""The server's limits, read once from the environment (documented in the README).
+"""The server's limits, read once from the environment (documented in docs/team.md).
 
 - ``LENS_MEMORY_BUDGET_MB`` (default 4096): what open runs and uploaded bytes
   may hold in all, across every session of the server.

@@ -1,5 +1,5 @@
 """The Compare page in Chromium: two uploads, the first difference, the served diff,
-hostile strings in both runs left inert, and a screenshot for the README."""
+hostile strings in both runs left inert, and a screenshot for docs/compare.md."""
 
 from __future__ import annotations
 
