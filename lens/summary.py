@@ -134,6 +134,13 @@ def format_duration(summary: RunSummary) -> str:
     return format_ms(summary.duration_ms)
 
 
+def figures_line(summary: RunSummary) -> str:
+    """The run bar's figures: ``1 model call · 3 tool calls (1 failed) · 1.48 s``."""
+    failed = f" ({summary.failed_tool_calls} failed)" if summary.failed_tool_calls else ""
+    return (f"{plural(summary.model_calls, 'model call')} · "
+            f"{plural(summary.tool_calls, 'tool call')}{failed} · {format_duration(summary)}")
+
+
 def format_count(value: float | None) -> str:
     """``12,841``; a dash when the recording reported no such number. Any
     JSON number, an integer past float range included, is shown whole."""

@@ -22,6 +22,7 @@ from archive.errors import ArchiveError
 from archive.nearest import nearest_good_run
 from lens import archive_charts
 from lens.text import markdown_literal
+from lens.wording import plural
 from lens_ui import navigation, session
 from lens_ui.archive_jobs import reader
 from lens_ui.archive_source import archive_choice
@@ -103,8 +104,9 @@ def causes_view(db: Path, generation: tuple, label: str, agents: tuple[str, ...]
         return
     runs_with = len({f for g in groups for f in g["files"]})
     capped = any(g["runs"] > len(g["files"]) for g in groups)  # a group lists 1,000 at most
-    st.caption(f"{len(groups):,} kinds of cause in {runs_with:,}{'+' if capped else ''} of "
-               f"{among:,} runs; the largest first. Choose one to see its runs.")
+    kinds = "1 kind of cause" if len(groups) == 1 else f"{len(groups):,} kinds of cause"
+    st.caption(f"{kinds} in {runs_with:,}{'+' if capped else ''} of "
+               f"{plural(among, 'run')}; the largest first. Choose one to see its runs.")
     shown = groups[:GROUP_ROWS]
     frame = pd.DataFrame({
         "runs": [g["runs"] for g in shown],

@@ -27,6 +27,7 @@ from archive.filters import (SORTS, STATUSES, RunFilter, chosen_runs_sql, count_
                              runs_over_time_sql, text_hits_sql, tokens_by_agent_sql)
 from lens import archive_charts
 from lens.text import markdown_literal
+from lens.wording import plural
 from lens_ui import navigation, session
 from lens_ui.archive_config import ENV_FOLDERS, archive_folders
 from lens_ui.archive_jobs import IndexJob, current_job, reader, start_job
@@ -133,7 +134,7 @@ def _finished_line(job: IndexJob) -> None:
         return
     report = job.report
     seconds = (job.finished or job.started) - job.started
-    st.caption(f"Indexed {report.runs:,} runs in {seconds:.1f} s: {report.added:,} added, "
+    st.caption(f"Indexed {plural(report.runs, 'run')} in {seconds:.1f} s: {report.added:,} added, "
                f"{report.updated:,} updated, {report.removed:,} removed, "
                f"{report.unchanged:,} unchanged, {len(report.unreadable):,} unreadable.")
 
@@ -304,7 +305,8 @@ def _browse(job: IndexJob, label: str) -> None:
         st.session_state[PAGE] = 1
         listed = _listed_runs(job.db, generation, run_filter, 1)
     frame = listed.runs
-    st.caption(f"{matching:,} of {choices.total:,} runs match" +
+    st.caption(f"{matching:,} of {plural(choices.total, 'run')} "
+               f"{'matches' if matching == 1 else 'match'}" +
                (f"; runs {listed.offset + 1:,}–{listed.offset + len(frame):,} in this order "
                 "are listed" if matching > len(frame) else ""))
     selection = st.dataframe(frame, key=TABLE, on_select="rerun",
@@ -507,5 +509,5 @@ def _compare(label: str, file_a: str, file_b: str) -> None:
 def _unreadable(choices: _FilterChoices) -> None:
     rows = choices.unreadable
     if len(rows):
-        with st.expander(f"{len(rows):,} files could not be read"):
+        with st.expander(f"{plural(len(rows), 'file')} could not be read"):
             st.dataframe(rows, hide_index=True, width="stretch")

@@ -10,6 +10,7 @@ from lens.event_places import EventPlaces
 from lens.step_places import step_words
 from lens.event_tables import EventTable, boundary_table, typed_table
 from lens.text import markdown_literal, one_line
+from lens.wording import plural
 from lens_ui import navigation, session
 from lens_ui.render import whole_json
 from lens_ui.runs import LoadedRun
@@ -90,7 +91,7 @@ def _event_table(run: LoadedRun, table: EventTable, counts: dict[str, int], key:
         format_func=lambda p: "any path" if p == ANY_PATH else p or "(no path recorded)")
     text = text_column.text_input("Contains (anywhere in the event)", key=f"{key}.text")
     shown = table.select(chosen, prefix, text, families=chosen_families)
-    st.caption(f"{len(shown):,} of {len(table.frame):,} events shown. Select a row to see the "
+    st.caption(f"{len(shown):,} of {plural(len(table.frame), 'event')} shown. Select a row to see the "
                "event whole.")
     picked = st.dataframe(shown, key=f"{key}.rows", hide_index=True, on_select="rerun",
                           selection_mode="single-row", height=420,

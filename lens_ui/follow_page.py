@@ -41,6 +41,7 @@ from lens.link import FOLLOW, is_archive_path
 from lens.text import markdown_literal, one_line
 from lens.timeline import MODEL, Timeline, build_timeline
 from lens.timeline_figure import timeline_figure
+from lens.wording import plural
 from lens_ui import navigation, session
 from lens_ui.folder_read import opener_beneath
 from lens_ui.follow_config import ENV_FOLLOW, follow_folders, follow_idle_seconds
@@ -241,7 +242,7 @@ def _grown(held: _Held) -> None:
     _causes(held, run, summary)
     if summary.get("kind") != "event-stream":
         steps = run.step_count()
-        st.caption(f"The whole recording is read: {steps} steps.")
+        st.caption(f"The whole recording is read: {plural(steps, 'step')}.")
     if st.button("Open this file as it is now on the run page", key="lens.follow.open",
                  icon=":material/open_in_new:",
                  help="The run page shows what the file holds at this moment (it does not "
@@ -314,9 +315,9 @@ def _counts_line(summary: dict) -> str:
     failed_text = f" ({failed} failed)" if failed else ""
     runs = summary.get("runs") or 0
     run_id = summary.get("runId")
-    parts = [f"{summary.get('typedEvents', 0):,} events",
-             f"{summary.get('modelCalls', 0)} model calls",
-             f"{summary.get('toolCalls', 0)} tool calls{failed_text}"]
+    parts = [plural(summary.get("typedEvents", 0), "event"),
+             plural(summary.get("modelCalls", 0), "model call"),
+             plural(summary.get("toolCalls", 0), "tool call") + failed_text]
     if run_id:
         parts.append("run " + markdown_literal(one_line(str(run_id), 60)))  # a caption is Markdown
     if runs > 1:

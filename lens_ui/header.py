@@ -26,8 +26,8 @@ from lens.route_view import skills_visited_text
 from lens.evidence.outcome import run_outcome
 from lens.first_screen import TOP_CAUSES, Chip, FirstScreen, TopCause, first_screen, run_ending
 from lens.scopes import ROOT
-from lens.summary import (RunSummary, format_count, format_duration, run_facts, summarise,
-                          timing_notes)
+from lens.summary import (RunSummary, figures_line, format_count, format_duration, run_facts,
+                          summarise, timing_notes)
 from lens.text import markdown_literal, one_line, visible
 from lens_ui import navigation, session
 from lens_ui.compare_state import compare_with
@@ -82,7 +82,7 @@ def run_bar(run: LoadedRun, profile: str, screen: FirstScreen) -> None:
                           key="lens-run-badges"):
             chip(screen.run_chip)
             chip(screen.file_chip)
-        st.caption(_figures_line(summary), width="content")
+        st.caption(figures_line(summary), width="content")
         labels_on_bar(choice)
         with st.popover("Run details", icon=":material/info:", key=RUN_DETAILS,
                         on_change="rerun") as details:
@@ -216,12 +216,6 @@ def go_to_step(path: tuple[str, ...], index: int) -> None:
     session.ask_to_scroll_to_step()
 
 
-def _figures_line(summary: RunSummary) -> str:
-    failed = f" ({summary.failed_tool_calls} failed)" if summary.failed_tool_calls else ""
-    return (f"{summary.model_calls} model calls · {summary.tool_calls} tool calls{failed} · "
-            f"{format_duration(summary)}")
-
-
 @dataclass(frozen=True)
 class Health:
     """The file's gaps (as ``footprint-lens info`` lists them) apart from the
@@ -305,7 +299,7 @@ def profile_switch(run: LoadedRun) -> str:
     st.pills(
         "Projection",
         options=list(PROFILES),
-        format_func=lambda p: f"{p} · {counts[p]} steps",
+        format_func=lambda p: f"{p} · {plural(counts[p], 'step')}",
         key=PROFILE_WIDGET,
         required=True,
         on_change=_profile_changed,

@@ -23,6 +23,7 @@ from recorders.run_step import RunStep
 from lens.link import (LINK_KEYS, RUN as RUN_KEY, SOURCE_KEYS, Link, link_params, parse_link,
                        source_of)
 from lens.scopes import ROOT, ScopeIndex, encode_path
+from lens.wording import plural
 from lens_ui.runs import RunSource, run_in_file, sample_choice
 from lens_ui.samples import default_sample, sample_catalog
 from lens_ui.sources import LinkRefused, UploadGone, from_link
@@ -265,7 +266,8 @@ def resolve_position(scopes: ScopeIndex) -> tuple[tuple[str, ...], int]:
     index = st.session_state.get(STEP, 0)
     if count and not 0 <= index < count:
         if link is not None and link.step is not None:
-            notice(f"The link's step is beyond this scope's {count} steps; showing the last one.")
+            notice(f"The link's step is beyond this scope's {plural(count, 'step')}; showing the "
+                   "last one.")
         index = min(max(index, 0), count - 1)
         st.session_state[STEP] = index
     if count:

@@ -21,6 +21,7 @@ from lens.route_view import hop_step_index
 from lens.scopes import ROOT, Scope, ScopeIndex, encode_path
 from lens.step_view import step_view
 from lens.text import markdown_literal
+from lens.wording import plural
 from lens_ui import session
 from lens_ui.evidence_tabs import backtrack_tab, causes_here, search_tab
 from lens_ui.panel_guard import guarded_panel
@@ -167,7 +168,7 @@ def _breadcrumb(scopes: ScopeIndex, scope: Scope) -> None:
                 name = "/".join(child[len(scope.path):])
                 st.button("▸ " + markdown_literal(name), key=f"lens.child.{number}",
                           on_click=session.drill_to, args=(child,),
-                          help=f"{len(scopes.get(child).steps)} steps inside")
+                          help=f"{plural(len(scopes.get(child).steps), 'step')} inside")
         else:
             st.selectbox("Enter a child scope", options=[None, *children], key="lens.child_pick",
                          format_func=lambda c: "choose…" if c is None else encode_path(c),

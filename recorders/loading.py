@@ -54,6 +54,7 @@ from recorders.audit import (AUDIT_FORMAT, GENESIS_TYPE, AuditCheck, audit_gaps,
                              is_audit_document, read_audit_bundle)
 from recorders.balance import BalanceReport, BalanceTracker
 from recorders.errors import ExpansionRefused, NothingWrittenYet, RecordingError
+from recorders.counting import counted, noun_for
 from recorders.catalogue import LLM_END, LLM_START, TOOL_START
 from recorders import file_kinds
 from recorders.event_stream import EventStreamDecoder, split_runs
@@ -1055,11 +1056,13 @@ def _envelope_gaps(run: dict | None) -> list[Gap]:
                         "it failed or the recording was cut off"))
     dropped = run.get("droppedEvents")
     if is_number(dropped) and dropped > 0:
-        gaps.append(Gap("dropped", f"{js_number_text(dropped)} events were dropped by the "
-                        "recorder's buffer; the earliest events are missing"))
+        gaps.append(Gap("dropped", f"{js_number_text(dropped)} {noun_for(dropped, 'event')} "
+                        f"{'was' if dropped == 1 else 'were'} dropped by the recorder's buffer; "
+                        "the earliest events are missing"))
     first = run.get("firstRetainedEventIndex")
     if is_number(first) and first > 0 and not (is_number(dropped) and dropped > 0):
-        gaps.append(Gap("dropped", f"the first {js_number_text(first)} events were not retained"))
+        gaps.append(Gap("dropped", "the first event was not retained" if first == 1 else
+                        f"the first {js_number_text(first)} events were not retained"))
     return gaps
 
 
@@ -1079,8 +1082,8 @@ def _stream_gaps(recording: Recording, balance: BalanceReport | None) -> list[Ga
         ))
     unknown = {**recording.unknown_typed_types, **recording.unknown_boundary_types}
     if unknown:
-        gaps.append(Gap("unknown-types", f"{sum(unknown.values())} events of types this version "
-                        f"does not know, kept as they are: {_counted_types(unknown)}"))
+        gaps.append(Gap("unknown-types", f"{counted(sum(unknown.values()), 'event')} of types "
+                        f"this version does not know, kept as they are: {_counted_types(unknown)}"))
     without_meta = recording.typed_without_meta
     if without_meta:
         gaps.append(Gap("no-meta", f"{sum(without_meta.values())} typed events carry no meta "

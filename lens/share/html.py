@@ -62,7 +62,7 @@ from lens.run_label import root_name
 from lens.scopes import ROOT, encode_path
 from lens.step_detail import StepDetail, ToolCallView, describe_step, step_caption
 from lens.step_places import ScopedSteps, step_identity
-from lens.summary import format_duration, run_facts, summarise, unrecorded_in_composition
+from lens.summary import figures_line, run_facts, summarise, unrecorded_in_composition
 from lens.text import CLIP_LIMIT, DisplayText, one_line, visible
 from lens.timeline import MODEL, build_timeline, mark_summary, spans_at
 
@@ -195,7 +195,6 @@ class _Builder:
         projection = run.projection(self.profile)
         summary = summarise(run.evidence, projection.route.get_path(), run.recording.run_info)
         outcome = run_outcome(run.evidence, run.recording)
-        failed = f" ({summary.failed_tool_calls} failed)" if summary.failed_tool_calls else ""
         name = root_name(run.recording)
         gaps = [gap.message for gap in run.recording.gaps] + list(projection.notes)
         return {
@@ -203,8 +202,7 @@ class _Builder:
             "name": text(one_line(name, 80)) if name else None,
             "runId": text(one_line(run.run_id, 80)),
             "outcome": [outcome.kind, text(outcome.headline), text(outcome.detail)],
-            "figures": f"{summary.model_calls} model calls · {summary.tool_calls} tool calls"
-                       f"{failed} · {format_duration(summary)}",
+            "figures": figures_line(summary),
             "facts": [[name, text(value)] for name, value in run_facts(run.recording, run.evidence)],
             "gaps": [text(message) for message in gaps],
         }

@@ -4,8 +4,11 @@ never ``tool call(s)``; the scan below keeps a ``(s)`` out of every message."""
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
+
+import pytest
 
 from recorders.counting import counted, noun_for
 from lens.wording import plural
@@ -46,3 +49,61 @@ def test_no_message_in_the_product_glues_s_in_brackets_to_a_word():
                         and id(node) not in docstrings and GLUED_PLURAL.search(node.value)):
                     found.append(f"{source.relative_to(PROJECT)}:{node.lineno}: {node.value!r}")
     assert not found, "\n".join(found)
+
+
+# ─── counts the product writes with a real run ──────────────────────────
+
+SINGLE_CALL = PROJECT / "sample_runs" / "llmcall-single.json"
+
+
+def _single_call_run():
+    from lens.run import open_run
+
+    return open_run(SINGLE_CALL.read_bytes())
+
+
+def test_the_run_bar_counts_one_model_call_and_no_tool_calls_in_the_right_number():
+    from lens.summary import figures_line, summarise
+
+    run = _single_call_run()
+    projection = run.projection("lens")
+    summary = summarise(run.evidence, projection.route.get_path(), run.recording.run_info)
+    assert (summary.model_calls, summary.tool_calls) == (1, 0)
+    assert figures_line(summary).startswith("1 model call · 0 tool calls · ")
+
+
+def test_the_html_export_says_the_same_figures_as_the_run_bar():
+    from lens.share.html import export_data
+    from lens.summary import figures_line, summarise
+
+    run = _single_call_run()
+    data = export_data(run, SINGLE_CALL.name)
+    projection = run.projection("lens")
+    line = figures_line(summarise(run.evidence, projection.route.get_path(),
+                                  run.recording.run_info))
+    found = []
+
+    def walk(value):
+        if isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, str) and "model call" in value and " · " in value:
+            found.append(value)
+
+    walk(data)
+    assert line in found and not any("1 model calls" in text for text in found)
+
+
+@pytest.mark.parametrize("count, words", [(1, "1 event was dropped"),
+                                          (2, "2 events were dropped")])
+def test_a_dropped_event_count_agrees_with_its_verb(count, words):
+    from corpus_files import read_bytes, recording_path
+    from recorders.loading import load_recording
+
+    envelope = json.loads(read_bytes(recording_path("agent-one-tool-envelope")))
+    envelope["run"]["droppedEvents"] = count
+    recording = load_recording(json.dumps(envelope).encode())
+    assert any(g.message.startswith(words) for g in recording.gaps if g.code == "dropped")
