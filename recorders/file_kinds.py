@@ -29,6 +29,11 @@ ARTIFACT_FORMAT = 1
 ARTIFACT_RECORDING_KIND = "recording/run"
 
 _OPEN_A_RUN = "open the run's recording, envelope, event stream, Trace or bug report instead"
+# Every kind of file about a run that Lens opens, for a refusal to name them all.
+# No token longer than a narrow sidebar's line (the app shows it there): no format ids.
+READ_KINDS = ("a recording {snapshot, events, structure}, its envelope (plain or packed), "
+              "an event stream (.ndjson), a Trace, an artifact-store entry, an audit "
+              "bundle, a bug report .zip or a list of boundary events")
 _OPEN_THE_ZIP = ("open the bug report .zip itself (or the envelope.json or recording.json "
                  "inside it) instead")
 

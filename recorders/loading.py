@@ -638,10 +638,8 @@ def interpret(document: Any) -> Recording:
     if isinstance(document, list):
         return _from_boundary_list(document)
     if not isinstance(document, dict):
-        raise RecordingError(
-            "expected a recording object, an envelope or a list of boundary events; "
-            f"found {describe(document)}"
-        )
+        raise RecordingError(f"expected one of the files Lens reads: {file_kinds.READ_KINDS}; "
+                             f"found {describe(document)}")
     if is_audit_document(document):
         return _from_audit_bundle(document)
     if "format" in document:
@@ -649,10 +647,8 @@ def interpret(document: Any) -> Recording:
     if "snapshot" in document or "events" in document:
         return _from_recording(document, where="")
     keys = ", ".join(shown_text(k) for k in sorted(map(str, document))[:8]) or "no keys"
-    raise RecordingError(
-        "expected a recording {snapshot, events, structure} or an "
-        f"{ENVELOPE_FORMAT} envelope; found an object with {keys}"
-    )
+    raise RecordingError(f"expected one of the files Lens reads: {file_kinds.READ_KINDS}; "
+                         f"found an object with {keys}")
 
 
 def _from_envelope(document: dict) -> Recording:
