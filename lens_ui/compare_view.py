@@ -12,6 +12,7 @@ from lens.compare import RunComparison, compare_runs
 from lens.compare.alignment import AlignedRow
 from lens.compare.outcome import CRASHED, RunEnding
 from lens.placement import StepRow
+from lens.compare.words import comparison_sentences
 from lens.text import visible
 from lens_ui import compare_state, navigation, session
 from lens_ui.runs import LoadedRun, RunSource
@@ -71,20 +72,23 @@ def compare_page() -> None:
 def _summary(result: RunComparison) -> None:
     for note in result.notes:
         st.warning(note)
+    sentences = comparison_sentences(result)
     if result.identical:
-        st.success("The runs are the same in substance: only run ids, times, durations "
-                   "and provider-issued ids differ.")
+        st.success(sentences[0])  # app text only
         return
     first = result.first_difference
+    st.subheader("First difference", anchor=False)
+    for sentence in sentences:  # recorded words in them: shown as text, never Markdown
+        st.text(sentence)
     if first is not None:
-        st.subheader("First difference", anchor=False)
-        st.text(f"field: {first.field}")
-        for name, side in (("A", first.a), ("B", first.b)):
-            if side.typed_index is None:
-                st.text(f"{name}: no event here (its stream ended)")
-            else:
-                where = "/".join(side.subflow_path or ()) or "(root)"
-                st.text(f"{name}: event #{side.typed_index} {side.type} · at {where}")
+        with st.expander("The differing events"):
+            st.text(f"field: {first.field}")
+            for name, side in (("A", first.a), ("B", first.b)):
+                if side.typed_index is None:
+                    st.text(f"{name}: no event here (its stream ended)")
+                else:
+                    where = "/".join(side.subflow_path or ()) or "(root)"
+                    st.text(f"{name}: event #{side.typed_index} {side.type} · at {where}")
 
 
 def _step_text(row: StepRow | None, steps: int) -> str:

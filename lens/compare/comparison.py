@@ -28,6 +28,7 @@ from lens.compare.evidence_adapter import served_pieces
 from lens.compare.outcome import RunEnding, run_ending
 from lens.compare.pieces import SlotPieces, diff_pieces
 from lens.placement import StepLocator
+from lens.plain_words import step_sentence
 from lens.compare.served import ServedCalls, ServedDifference, first_served_difference
 
 PROFILE = "lens"
@@ -42,6 +43,10 @@ class EventSide:
     runtime_stage_id: str | None
     subflow_path: tuple[str, ...] | None
     step: tuple[tuple[str, ...], int] | None  # (scope path, index) in the lens projection
+    # What happened at that step, in plain words (lens.plain_words), and how many steps its
+    # scope has; None where there is no step.
+    step_words: str | None = None
+    scope_steps: int | None = None
 
 
 @dataclass(frozen=True)
@@ -99,9 +104,17 @@ class _Side:
         event = self.events[index]
         meta = event.get("meta") if isinstance(event.get("meta"), dict) else {}
         path = meta.get("subflowPath")
+        step = self.locator.step_of(index)
+        words, count = self._step_words(step)
         return EventSide(index, _str(event.get("type")), _str(meta.get("runtimeStageId")),
-                         tuple(path) if isinstance(path, list) else None,
-                         self.locator.step_of(index))
+                         tuple(path) if isinstance(path, list) else None, step, words, count)
+
+    def _step_words(self, step: tuple[tuple[str, ...], int] | None
+                    ) -> tuple[str | None, int | None]:
+        scope = None if step is None else self.run.scopes(PROFILE).get(step[0])
+        if scope is None or not 0 <= step[1] < len(scope.steps):
+            return None, None
+        return step_sentence(scope.steps[step[1]], self.run.evidence).text, len(scope.steps)
 
     def route(self) -> tuple[str, ...]:
         return tuple(str(skill) for skill in self.run.projection(PROFILE).route.get_path())

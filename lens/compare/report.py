@@ -13,6 +13,7 @@ from lens.compare.alignment import AlignedRow
 from lens.compare.comparison import EventSide, RunComparison
 from lens.compare.evidence_adapter import ServedPiece
 from lens.compare.outcome import RunEnding
+from lens.compare.words import comparison_sentences
 from lens.placement import StepRow
 
 
@@ -60,6 +61,7 @@ def comparison_to_wire(result: RunComparison) -> dict[str, Any]:
         start = len(result.alignment) if first is None else 0
     wire: dict[str, Any] = {
         "identical": result.identical,
+        "summary": list(comparison_sentences(result)),
         "firstDifference": None if first is None else {
             "field": first.field, "a": _side_wire(first.a), "b": _side_wire(first.b)},
         "servedDifference": None if served is None else {
@@ -125,16 +127,18 @@ def _ending_text(ending: RunEnding) -> str:
 
 
 def comparison_text(result: RunComparison) -> str:
-    lines = [f"identical: {'yes' if result.identical else 'no'}"]
+    lines = [_one_line(sentence, 400) for sentence in comparison_sentences(result)]
+    lines.append(f"identical: {'yes' if result.identical else 'no'}")
     lines += [f"note: {note}" for note in result.notes]
     first = result.first_difference
     if first is not None:
-        lines.append(f"first difference ({first.field}):")
+        lines.append(f"first difference, in detail ({first.field}):")
         lines += [_side_text("A", first.a), _side_text("B", first.b)]
     served = result.served_difference
     if served is not None:
-        calls = f"call {served.call_index_a} / {served.call_index_b}".replace("None", "–")
-        lines.append(f"first model call served differently: {calls}; "
+        calls = " / ".join("–" if i is None else str(i + 1)
+                           for i in (served.call_index_a, served.call_index_b))
+        lines.append(f"first model call served differently (A / B): {calls}; "
                      f"slots: {', '.join(served.slots)}")
         for slot in served.pieces:
             lines.append(f"  {slot.slot}: {len(slot.added)} added, {len(slot.removed)} "

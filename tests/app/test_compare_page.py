@@ -113,7 +113,7 @@ def test_hostile_strings_in_both_runs_are_shown_as_text():
             event["payload"] = answer_b
     at, _ = _with_uploads({"<img src=x onerror=alert(1)>.json": hostile,
                            "b.json": json.dumps(document).encode()})
-    assert any("payload.content" in t for t in _texts(at))
+    assert any("payload.content" in t for t in _texts(at))  # in the details, one click down
     for element in list(at.markdown) + list(at.caption):
         assert "<script" not in element.value and "onerror" not in element.value
     answers = [c.value for c in at.code]
