@@ -23,7 +23,7 @@ from recorders.evidence import (MESSAGES, SYSTEM_PROMPT, TOOLS, EvidenceIndex, M
                                 StepMap)
 from recorders.values import json_text
 from lens.evidence.feeds import DECIDED, feeds_of
-from lens.evidence.nav import Nav, call_title, nav_for_call, nav_for_tool
+from lens.evidence.nav import Nav, call_in_words, call_title, nav_for_call, nav_for_tool
 from lens.text import DisplayText, display_text
 
 MAX_BACKTRACK_LINKS = 400
@@ -188,7 +188,7 @@ def _context_links(walk: _Walk, call: ModelCall, depth: int) -> Iterator[Found]:
 
 
 def _entered(relation: str, call: ModelCall, first: ModelCall) -> str:
-    return relation if first.id == call.id else f"{relation} (first served to {call_title(first)})"
+    return relation if first.id == call.id else f"{relation} (first served to {call_in_words(first)})"
 
 
 def _composition_links(walk: _Walk, call: ModelCall, depth: int) -> Iterator[Found]:

@@ -47,7 +47,7 @@ from recorders.audit import is_bounded_result
 from recorders.gaps import Gap
 from recorders.route_recorder import RouteHop, RouteTrip, format_route_hop
 from recorders.values import is_number
-from lens.evidence.nav import Nav, call_title, nav_for_call, nav_for_tool
+from lens.evidence.nav import Nav, call_in_words, call_title, nav_for_call, nav_for_tool
 from lens.evidence.plain_headlines import finding_headline
 from lens.wording import number, plural, quoted
 from lens.route_view import hop_step_index, trip_marks
@@ -130,7 +130,7 @@ def _tool_failures(index: EvidenceIndex, step_map: StepMap | None,
             continue
         nav = nav_for_tool(index, step_map, tool.id)
         asker = index.asked_by(tool.id)
-        asked = f", asked for by {call_title(asker)}" if asker is not None else ""
+        asked = f", asked for by {call_in_words(asker)}" if asker is not None else ""
         if tool.failed:
             took = f" after {format_ms(tool.duration_ms)}" if tool.duration_ms is not None else ""
             causes.append(LikelyCause(
@@ -389,7 +389,7 @@ def _said(value: object) -> bool:
 def _last_text(calls: Sequence[ModelCall]) -> str:
     if len({call.id for call in calls}) == 1:
         return ""
-    return f"; the last time before {call_title(calls[-1])}"
+    return f"; the last time before {call_in_words(calls[-1])}"
 
 
 # ─── 5. Never served ───────────────────────────────────────────────────
@@ -422,7 +422,7 @@ def _results_never_served(index: EvidenceIndex, step_map: StepMap | None,
         headline = (f"{len(unserved)} tool results never reached the model (the first: "
                     f"{_name(tool.name)})")
         why = ("Later model calls in the same scopes were served none of these results; the "
-               f"first came before {call_title(later)}.")
+               f"first came before {call_in_words(later)}.")
     return [LikelyCause("result never served", WARNING, headline, why,
                         display_text(tool.result), nav_for_tool(index, step_map, tool.id),
                         _positions(*(t.end_event_index for t, _ in unserved)),
@@ -506,7 +506,7 @@ def _finding_why(index: EvidenceIndex, finding: Finding) -> str:
         words += "."
     why = finding.meaning + (f" The event says {words}" if words else "")
     if finding.call is not None:
-        why += f" It belongs to {call_title(index.calls[finding.call])}"
+        why += f" It belongs to {call_in_words(index.calls[finding.call])}"
         why += (", whose answer it speaks of (delivered after the run, without meta)."
                 if finding.placed_by == BY_FINAL_ANSWER else ".")
     return one_line(why)

@@ -36,6 +36,15 @@ def call_title(call: ModelCall) -> str:
     return title
 
 
+def call_in_words(call: ModelCall) -> str:
+    """A model call named inside a sentence ("… before model call 3"): numbers and fixed
+    words only; :func:`call_title` is the label form."""
+    words = f"model call {call.id + 1}"
+    if call.scope:
+        words += f" (call {call.ordinal_in_scope} of its scope)"
+    return words
+
+
 def nav_for_call(index: EvidenceIndex, step_map: StepMap | None, call_id: int,
                  end: bool = False) -> Nav:
     if step_map is None:

@@ -26,6 +26,7 @@ from lens.evidence.answer_values import Texts, distinctive_values, holds
 from lens.evidence.causes import ERROR, WARNING, LikelyCause
 from lens.evidence.nav import call_title, nav_for_call
 from lens.text import display_text
+from lens.wording import and_words
 
 KIND = "answered without grounding"
 # Search entries whose text grounds a value: what tools returned, what the user said.
@@ -130,15 +131,15 @@ def _cause(index: EvidenceIndex, step_map: StepMap | None, call: ModelCall,
         tool.name for tool in index.tool_calls
         if tool.run_id == call.run_id and tool.scope == call.scope and tool.name))
     never_called = [name for name in offered if name not in called]
-    headline = f"Answer states {and_list(values)}, which no tool returned"
+    headline = f"Answer states {and_words(values)}, which no tool returned"
     if never_called:
-        headline += f"; {and_list(never_called)} {_was(never_called)} offered and never called"
+        headline += f"; {and_words(never_called)} {_was(never_called)} offered and never called"
     why = " ".join(f"{value}: {source}." for value, source in sources.items())
     if called:
-        why += (f" The scope called {and_list(called)}; no tool result in the file holds "
+        why += (f" The scope called {and_words(called)}; no tool result in the file holds "
                 f"{'it' if len(values) == 1 else 'them'}.")
     else:
-        why += f" {call_title(call)} was offered {and_list(offered)} and no tool was called."
+        why += f" {call_title(call)} was offered {and_words(offered)} and no tool was called."
     told = [finding for finding in flags if _flagged(finding, values)]
     if told:
         action = told[0].word("action")
@@ -151,13 +152,6 @@ def _cause(index: EvidenceIndex, step_map: StepMap | None, call: ModelCall,
               [call.end_event_index, *(finding.event_index for finding in told)]
               if position is not None),
         (never_called or called or [None])[0])
-
-
-def and_list(items: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    if len(items) <= 2:
-        return " and ".join(items)
-    return ", ".join(items[:-1]) + f" and {items[-1]}"
 
 
 def _was(items: Sequence[str]) -> str:
