@@ -147,7 +147,9 @@ def _report_text(text: str) -> str:
 
 OUTCOME_CHARS = 104  # of the outcome's sentence: one line at 1280 px; the whole is in Run details
 CAUSE_HEIGHT = 92  # px: two lines of headline and the button
-CAUSE_CHARS = 50  # of a cause's headline: two lines of a third of the page at 1280 px
+# Of a cause's headline: two lines of its column at 1280 px (a third of the page when there
+# are three causes, half for two, the whole width for one).
+CAUSE_CHARS_BY_COLUMNS = {1: 220, 2: 110, 3: 50}
 CHIP_ICONS = {"green": ":material/check_circle:", "orange": ":material/warning:",
               "red": ":material/error:", "gray": ":material/info:"}
 TOP_CAUSE_BUTTON = "lens.top_cause"  # + ".0", ".1", ...
@@ -180,12 +182,15 @@ def answer_first(screen: FirstScreen) -> None:
         # three causes took the height the workspace needs on a laptop screen.
         more = (f" All {len(screen.causes) + screen.more_causes} likely causes are in the "
                 "Backtrack view." if screen.more_causes else "")
-        for number, (column, cause) in enumerate(zip(st.columns(TOP_CAUSES), screen.causes)):
+        # As many columns as causes: one cause has the width to say its point.
+        columns = min(len(screen.causes), TOP_CAUSES)
+        chars = CAUSE_CHARS_BY_COLUMNS.get(columns, CAUSE_CHARS_BY_COLUMNS[TOP_CAUSES])
+        for number, (column, cause) in enumerate(zip(st.columns(columns), screen.causes)):
             # A fixed height: the workspace under the causes starts at the same
             # place whatever their length (a longer one scrolls in its box).
             with column, st.container(key=f"lens-top-cause-{number}", gap=None,
                                       height=CAUSE_HEIGHT, border=False):
-                _top_cause(cause, number, more)
+                _top_cause(cause, number, more, chars)
 
 
 def chip(shown: Chip) -> None:
@@ -193,7 +198,7 @@ def chip(shown: Chip) -> None:
              help=shown.help)
 
 
-def _top_cause(cause: TopCause, number: int, more: str) -> None:
+def _top_cause(cause: TopCause, number: int, more: str, chars: int) -> None:
     # The button first: where a long headline is cut by the box, its step is not.
     if cause.place is None:
         st.text(("✖ " if cause.is_error else "⚠ ") + cause.where)
@@ -205,7 +210,7 @@ def _top_cause(cause: TopCause, number: int, more: str) -> None:
                   args=(cause.place.path, cause.place.index),
                   help=f"{cause.kind.capitalize()}: move the slider to its step.{more}")
     # The headline is recording text: st.text, never Markdown.
-    st.text(one_line(cause.headline, CAUSE_CHARS))
+    st.text(one_line(cause.headline, chars))
 
 
 def go_to_step(path: tuple[str, ...], index: int) -> None:
