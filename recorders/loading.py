@@ -646,7 +646,11 @@ def interpret(document: Any) -> Recording:
         return _from_envelope(document)
     if "snapshot" in document or "events" in document:
         return _from_recording(document, where="")
-    keys = ", ".join(shown_text(k) for k in sorted(map(str, document))[:8]) or "no keys"
+    # A few keys, each cut short: the message names every kind Lens reads and stays one line.
+    names = sorted(map(str, document))
+    keys = ", ".join(shown_text(k, limit=24) for k in names[:5]) or "no keys"
+    if len(names) > 5:
+        keys += f" and {len(names) - 5} more"
     raise RecordingError(f"expected one of the files Lens reads: {file_kinds.READ_KINDS}; "
                          f"found an object with {keys}")
 
