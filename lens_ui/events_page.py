@@ -35,7 +35,7 @@ def _tables(run: LoadedRun) -> tuple[EventTable, EventTable]:
     return run.derived(("event tables",), build, per_json_byte=TABLES_PER_JSON_BYTE)
 
 
-def _places(run: LoadedRun, profile: str) -> EventPlaces:
+def event_places(run: LoadedRun, profile: str) -> EventPlaces:
     def build() -> EventPlaces:
         with st.spinner("Placing the events on the steps…"):
             return EventPlaces.for_run(run.run, profile)
@@ -109,7 +109,7 @@ def _event_table(run: LoadedRun, table: EventTable, counts: dict[str, int], key:
 def _step_link(run: LoadedRun, stream: str, position: int, key: str) -> None:
     """A button to the step that holds the event, or why no step does."""
     profile = session.current_profile()
-    found = _places(run, profile).step_of(stream, position)
+    found = event_places(run, profile).step_of(stream, position)
     if found is None:
         st.caption("No step holds this event: it belongs to an earlier run in the file, or "
                    "the projection has no steps.")
