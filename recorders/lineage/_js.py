@@ -82,6 +82,7 @@ def own_get(obj: Any, segments: list[str]) -> Any:
 
 
 def _kind(value: Any) -> str:
+    # JavaScript's typeof over JSON values (an array is an "object"), unlike a JSON type name.
     if value is None:
         return "null"
     if isinstance(value, bool):

@@ -50,18 +50,9 @@ def _untracked(bundle: dict) -> Any:
 
 def forward_slice_for_key(log: CommitLog, key: str) -> dict[str, Any]:
     """The forward slice of ``key`` (a normalised key), as JSON."""
-    out: dict[str, Any] = {"key": key, "keysReadKind": log.reads.kind,
-                           "readsCoverage": log.reads.coverage}
-    if len(log) == 0:
-        return {**out, "missing": "empty-log", "notes": []}
-    reads_recorded = log.has_recorded_reads()
-    notes: list[dict[str, str]] = []
-    if key not in log.known_keys:
-        notes.append(say.unknown_key(log.known_keys, key))
-        if reads_recorded:  # the log sees readers and this key has none: a finding
-            return {**out, "missing": "never-written", "notes": notes}
-    if not reads_recorded:
-        notes.append(say.reads_not_recorded())
+    out, notes, answered = say.query_head(log, key)
+    if answered is not None:
+        return answered
 
     lives: dict[tuple[int | None, str], _Life] = {}
     by_depth = by_nodes = conservative = False

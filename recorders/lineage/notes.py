@@ -1,11 +1,14 @@
 """The honesty notes the forward slice and the timeline attach, worded as
 footprintjs 9.24.0 words them (consumers compare them as text).
 
-Owns: one sentence per code. The wording is the library's contract, restated
+Owns: one sentence per code, and the start the two queries share
+(:func:`query_head`). The wording is the library's contract, restated
 here so that a slice printed by Lens equals the one footprintjs serialises.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from recorders.lineage._js import utf16_order
 
@@ -51,3 +54,23 @@ def truncated(by_depth: bool, by_nodes: bool) -> dict[str, str]:
     return {"code": "truncated",
             "detail": f"walk truncated ({causes}) \u2014 more consumers of this value exist "
                       "beyond this horizon."}
+
+
+def query_head(log: Any, key: str) -> tuple[dict[str, Any], list[dict[str, str]],
+                                          dict[str, Any] | None]:
+    """What the forward slice and the timeline of ``key`` start with alike: the
+    identity fields, the notes so far, and the whole answer when the log can say
+    no more (an empty log; a key never written in a log that records its reads)."""
+    out: dict[str, Any] = {"key": key, "keysReadKind": log.reads.kind,
+                           "readsCoverage": log.reads.coverage}
+    if len(log) == 0:
+        return out, [], {**out, "missing": "empty-log", "notes": []}
+    reads_recorded = log.has_recorded_reads()
+    notes: list[dict[str, str]] = []
+    if key not in log.known_keys:
+        notes.append(unknown_key(log.known_keys, key))
+        if reads_recorded:  # the log sees readers and this key has none: a finding
+            return out, notes, {**out, "missing": "never-written", "notes": notes}
+    if not reads_recorded:
+        notes.append(reads_not_recorded())
+    return out, notes, None

@@ -15,18 +15,9 @@ from recorders.lineage.log import CommitLog, last_before
 
 
 def key_timeline(log: CommitLog, key: str) -> dict[str, Any]:
-    out: dict[str, Any] = {"key": key, "keysReadKind": log.reads.kind,
-                           "readsCoverage": log.reads.coverage}
-    if len(log) == 0:
-        return {**out, "missing": "empty-log", "notes": []}
-    reads_recorded = log.has_recorded_reads()
-    notes: list[dict[str, str]] = []
-    if key not in log.known_keys:
-        notes.append(say.unknown_key(log.known_keys, key))
-        if reads_recorded:
-            return {**out, "missing": "never-written", "notes": notes}
-    if not reads_recorded:
-        notes.append(say.reads_not_recorded())
+    out, notes, answered = say.query_head(log, key)
+    if answered is not None:
+        return answered
     writes = log.writes_by_key.get(key, [])
     reads = log.reads_by_key.get(key, [])
     moments: list[dict[str, Any]] = []
