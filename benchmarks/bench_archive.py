@@ -294,7 +294,7 @@ def fresh_processes(folder: Path, db: Path, repeat: int) -> dict:
         "python -c pass": [python, "-c", "pass"],
         "python -c 'import duckdb'": [python, "-c", "import duckdb"],
         "footprint-lens archive runs": [
-            python, "-c", "import sys; from lens.cli import main; sys.exit(main())",
+            python, "-c", "import sys; from lens_cli.main import main; sys.exit(main())",
             "archive", "runs", str(folder), "--db", str(db), "--where", where,
             "--order-by", order, "--limit", str(FIRST_PAGE["limit"]), "--json"],
     }

@@ -84,7 +84,7 @@ def follow_cpu(chunks: list[bytes], directory: Path, *, summary: bool = True,
                ) -> tuple[float, dict]:
     """CPU seconds the follower spends over the whole stream, appended chunk by
     chunk; with ``freeze``, what was folded is frozen after each poll, as the
-    command does (``lens/follow_command.py``)."""
+    command does (``lens_cli/follow_command.py``)."""
     from lens.follow import FollowedFile
 
     path = directory / "events.ndjson"
@@ -165,7 +165,7 @@ def measure_latency(batch_count: int) -> dict:
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "events.ndjson"
         path.write_bytes(b"")
-        command = [sys.executable, "-c", "import sys; from lens.cli import main; "
+        command = [sys.executable, "-c", "import sys; from lens_cli.main import main; "
                    "sys.exit(main(sys.argv[1:]))", "follow", str(path), "--idle-exit", "3"]
         env = {**os.environ, "PYTHONPATH": str(REPO)}
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

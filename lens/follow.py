@@ -58,7 +58,7 @@ gets the cause a moment after the counts, and following stays proportional.
 
 Does not own: decoding lines (:mod:`recorders.event_stream`), the evidence
 fold (:mod:`recorders.evidence.build`), the causes
-(:mod:`lens.evidence.causes`), printing (``lens/follow_command.py``), or the
+(:mod:`lens.evidence.causes`), printing (``lens_cli/follow_command.py``), or the
 app page.
 """
 

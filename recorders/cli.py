@@ -1,6 +1,6 @@
 """The recorders' commands: ``info``, ``steps`` and ``route`` over one file.
 
-``python -m recorders`` runs exactly these; ``footprint-lens`` (``lens/cli.py``)
+``python -m recorders`` runs exactly these; ``footprint-lens`` (``lens_cli/main.py``)
 offers them beside its own. JSON goes to stdout in the reference wire format.
 Bad input exits with status 2 and one line on stderr naming the problem;
 never a traceback.

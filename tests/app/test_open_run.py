@@ -182,7 +182,7 @@ def test_the_file_chip_counts_the_gaps_info_lists_and_details_name_the_notes_apa
     import json
 
     from app_support import ROOT
-    from lens.cli import main
+    from lens_cli.main import main
 
     trace = ROOT / "tests/data/formats/trace/agent-tool/trace.json"
     assert main(["info", str(trace)]) == 0

@@ -24,7 +24,7 @@ Select = Callable[[str], list[dict[str, Any]]]
 
 def cli(capsys, *argv: str) -> tuple[int, str, str]:
     """``footprint-lens ARGV`` in process: its exit status, stdout and stderr."""
-    from lens.cli import main
+    from lens_cli.main import main
 
     status = main(list(argv))
     out, err = capsys.readouterr()

@@ -171,7 +171,7 @@ def test_the_command_line_starts_without_the_replay_compare_or_pandas():
 
     heavy = ("recorders.loading", "recorders.projections", "recorders.evidence",
              "lens.compare", "lens.run", "pandas", "streamlit", "plotly")
-    probe = ("import sys, lens.cli; "
+    probe = ("import sys, lens_cli.main; "
              f"print(','.join(m for m in {heavy!r} if m in sys.modules))")
     found = subprocess.run([_sys.executable, "-c", probe], capture_output=True, text=True,
                            timeout=120)

@@ -17,7 +17,7 @@ from archive.schema import SCHEMA_VERSION  # noqa: E402
 from archive_support import (assert_model_calls_match_manifest,  # noqa: E402
                              assert_runs_match_manifest, assert_tool_totals_match_manifest,
                              copy_archive, unreadable_files)
-from lens.cli import main  # noqa: E402
+from lens_cli.main import main  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ STRING_AGG_ATTACK = "SELECT length(string_agg(repeat('x', 1000), '')) AS n FROM 
 # VmHWM, not ru_maxrss, which Linux carries across exec from the forking process
 # (a child of a pytest process of 700 MB reported 700 MB).
 CHILD = ("import sys\n"
-         "from lens.cli import main\n"
+         "from lens_cli.main import main\n"
          "status = main(sys.argv[2:])\n"
          "peak = next(line.split()[1] for line in open('/proc/self/status')\n"
          "            if line.startswith('VmHWM:'))\n"

@@ -59,7 +59,7 @@ def test_a_fifo_as_pattern_file_is_refused_at_once(tmp_path):
     os.mkfifo(fifo)
     # Run as its own process: a read that waited for a writer would hang the test.
     done = subprocess.run(
-        [sys.executable, "-c", "from lens.cli import entry_point; entry_point()",
+        [sys.executable, "-c", "from lens_cli.main import entry_point; entry_point()",
          "export", "recording", str(RUN),
          "--redact-patterns", str(fifo), "-o", str(tmp_path / "out.json")],
         capture_output=True, text=True, timeout=60, cwd=ROOT,

@@ -20,7 +20,7 @@ from streamlit_server import free_port
 
 pytestmark = pytest.mark.browser
 SAMPLE = REPO / "sample_runs" / "agent-refund-multi-tools-error.json"
-CLI = [sys.executable, "-c", "from lens.cli import entry_point; entry_point()"]
+CLI = [sys.executable, "-c", "from lens_cli.main import entry_point; entry_point()"]
 PAGE_TITLES = ["Run", "Compare", "Follow", "Raw events", "Archive"]
 
 

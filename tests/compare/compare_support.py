@@ -6,7 +6,7 @@ import json
 from functools import lru_cache
 
 from corpus_files import pair_run_path, read_bytes
-from lens.cli import main
+from lens_cli.main import main
 from lens.run import OpenRun, open_run
 
 

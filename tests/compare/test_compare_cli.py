@@ -6,7 +6,7 @@ import gzip
 
 from compare_support import cli_json
 from corpus_files import pair_run_path, recording_path
-from lens.cli import main
+from lens_cli.main import main
 
 GOOD = "refund-tool-fails-vs-succeeds"
 

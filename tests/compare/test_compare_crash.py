@@ -13,7 +13,7 @@ from compare_support import cli_json
 from corpus_files import recording_path
 from crash_recordings import (CRASH_CASE, SEQUENCE_CASE, agent_third_call_answered,
                               sequence_crashed_in_third_call, write)
-from lens.cli import main
+from lens_cli.main import main
 from recorders.catalogue import ERROR_FATAL, LLM_END, LLM_START
 
 

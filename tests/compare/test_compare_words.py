@@ -63,7 +63,7 @@ def test_the_cli_leads_with_the_same_words(capsys):
     paths = [str(pair_run_path(pair, side)) for side in "ab"]
     assert cli_json(capsys, *paths)["summary"] == list(_sentences(pair))
     capsys.readouterr()
-    from lens.cli import main
+    from lens_cli.main import main
 
     assert main(["compare", *paths, "--format", "text"]) == 0
     text = capsys.readouterr().out

@@ -11,14 +11,14 @@ import time
 from pathlib import Path
 
 from follow_support import append, counts_of, expected_counts, sample, whole_lines
-from lens.cli import main
+from lens_cli.main import main
 
 PROJECT = Path(__file__).resolve().parents[2]
 
 
 def _follow(*argv: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(PROJECT)}
-    command = [sys.executable, "-c", "import sys; from lens.cli import main; "
+    command = [sys.executable, "-c", "import sys; from lens_cli.main import main; "
                "sys.exit(main(sys.argv[1:]))", "follow", *argv]
     return subprocess.Popen(command, cwd=PROJECT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)

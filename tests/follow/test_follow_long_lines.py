@@ -32,7 +32,7 @@ def _follow(*argv: str, limit_mb: str | None = None) -> subprocess.Popen:
     env.pop(LIMIT_ENV, None)
     if limit_mb is not None:
         env[LIMIT_ENV] = limit_mb
-    command = [sys.executable, "-c", "import sys; from lens.cli import main; "
+    command = [sys.executable, "-c", "import sys; from lens_cli.main import main; "
                "sys.exit(main(sys.argv[1:]))", "follow", *argv]
     return subprocess.Popen(command, cwd=PROJECT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from lens.cli import main as lens_main
+from lens_cli.main import main as lens_main
 from lens.run import open_run
 from recorders.audit import (
     BOUNDED_PAYLOADS, GENESIS_TYPE, UNFINISHED_RUN, ZERO_HASH, canonical_json, canonical_json_walk,

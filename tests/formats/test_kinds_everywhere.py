@@ -11,7 +11,7 @@ import pytest
 from archive.embedded import index_folder
 from archive.folder import scan_folder
 from archive.query import open_index, select
-from lens.cli import main as lens_main
+from lens_cli.main import main as lens_main
 from recorders.cli import main
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "formats"

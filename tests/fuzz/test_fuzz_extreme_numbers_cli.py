@@ -11,7 +11,7 @@ from hypothesis import given
 from extreme_numbers import extreme_recording, literal_is_refused
 from fuzz_support import FUZZ, check_cli_result, write_tmp
 from hypothesis import settings
-from lens.cli import main as lens_main
+from lens_cli.main import main as lens_main
 
 pytestmark = pytest.mark.filterwarnings("ignore:The recursion limit will not be reset")
 

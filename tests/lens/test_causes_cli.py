@@ -10,7 +10,7 @@ import pytest
 
 from corpus_files import recording_path
 from family_files import family_recording
-from lens.cli import main
+from lens_cli.main import main
 from lens.run import OpenRun
 from recorders import catalogue
 from recorders.loading import load_path

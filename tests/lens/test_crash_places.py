@@ -13,7 +13,7 @@ import json
 from corpus_files import read_bytes, recording_path
 from crash_recordings import CRASH_CASE, sequence_crashed_in_third_call
 from family_files import family_recording
-from lens.cli import main
+from lens_cli.main import main
 from lens.event_places import BOUNDARY, TYPED, EventPlaces
 from lens.run import OpenRun, open_run
 from recorders.catalogue import ERROR_FATAL, LLM_START

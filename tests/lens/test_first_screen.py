@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from family_files import family_recording
 
-from lens.causes_command import cause_to_wire
+from lens_cli.causes_command import cause_to_wire
 from lens.evidence.causes import ERROR, WARNING, LikelyCause, likely_causes
 from lens.evidence.nav import Nav
 from lens.first_screen import (ENDED_ANSWERED, ENDED_CRASHED, ENDED_STOPPED, GREEN, TOP_CAUSES,

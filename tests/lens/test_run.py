@@ -21,7 +21,7 @@ def _imports_after(statement: str) -> set[str]:
 
 
 def test_lens_run_and_the_command_line_import_no_ui_library():
-    loaded = _imports_after("import lens.run, lens.cli, recorders")
+    loaded = _imports_after("import lens.run, lens_cli.main, recorders")
     assert not loaded & {"streamlit", "plotly", "pandas"}, loaded & {"streamlit", "plotly", "pandas"}
 
 
@@ -85,3 +85,22 @@ def test_an_unknown_scope_means_the_root():
     run = open_run(read_bytes(recording_path("parallel-3-reviewers")))
     assert run.scope("lens", ("__root__", "nowhere")).path == ("__root__",)
     assert run.diagram("lens", ("__root__", "nowhere")) == run.diagram("lens", ("__root__",))
+
+
+def test_no_layer_below_the_command_line_imports_it():
+    """lens_cli sits above lens/, archive/, recorders/ and the app; none of them
+    imports it (the CLI used to live in lens/ and import archive, which imports lens)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    offenders = []
+    for folder in ("recorders", "lens", "archive", "lens_ui"):
+        for source in (root / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                         [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                if any(name == "lens_cli" or name.startswith("lens_cli.") for name in names):
+                    offenders.append(str(source.relative_to(root)))
+    assert offenders == []
+    assert not (root / "lens" / "cli.py").exists()

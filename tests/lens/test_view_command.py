@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from lens import view_command
-from lens.cli import main
+from lens_cli import view_command
+from lens_cli.main import main
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample_runs" / "agent-refund-multi-tools-error.json"

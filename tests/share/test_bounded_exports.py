@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from lens.cli import main as lens_main
+from lens_cli.main import main as lens_main
 from lens.run import open_run
 from lens.share import otlp
 from lens.share.html import WHOLE_TEXT_CHARS, export_file_bytes

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lens.cli import main
+from lens_cli.main import main
 from lens.share.recording_export import export_recording
 from lens.share.redaction import Redactor
 from planted_secrets import PLANTED, assert_no_secret, assert_planted, write_planted

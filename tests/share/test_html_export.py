@@ -22,7 +22,7 @@ import pytest
 
 from corpus_files import case_names, read_bytes, recording_path
 from family_files import family_names, family_recording
-from lens.cli import main
+from lens_cli.main import main
 from lens.run import open_run
 from lens.scopes import ROOT
 from lens.share.html import export_run, script_json

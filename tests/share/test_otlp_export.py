@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from corpus_files import read_bytes, recording_path
-from lens.cli import main as lens_main
+from lens_cli.main import main as lens_main
 from lens.run import open_run
 from lens.share.otlp import otlp_document
 from planted_secrets import PLANTED, assert_no_secret, write_planted

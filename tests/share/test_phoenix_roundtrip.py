@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from lens.cli import main as lens_main
+from lens_cli.main import main as lens_main
 from phoenix_server import PhoenixServer, phoenix_python, to_protobuf
 from recorded_calls import (LLM_START, TOOL_START, count, every_recording, failed_tools, tokens,
                             typed_events)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from lens.cli import main
+from lens_cli.main import main
 from lens.share.chunk_streams import spread
 from lens.share.recording_export import export_recording
 from lens.share.redaction import Redactor

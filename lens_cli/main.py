@@ -4,21 +4,21 @@ Subcommands:
 
 - ``info``, ``steps``, ``route``: one recording, as ``python -m recorders``
   prints them (:mod:`recorders.cli`); ``info`` adds the run's facts and how it
-  ended (:mod:`lens.info_command`).
+  ended (:mod:`lens_cli.info_command`).
 - ``causes FILE``: the run's likely causes as JSON, most likely first
-  (:mod:`lens.causes_command`).
+  (:mod:`lens_cli.causes_command`).
 - ``compare A B``: where two runs part and what the model was served
-  differently (:mod:`lens.compare_command`).
+  differently (:mod:`lens_cli.compare_command`).
 - ``archive index|runs|sql``: index a folder of saved runs and query it
   (:mod:`archive.commands`).
 - ``export recording|…``: a run written for someone else, redacted on request
-  (:mod:`lens.export_command`).
+  (:mod:`lens_cli.export_command`).
 - ``follow FILE``: a run while it is written, one JSON line per change
-  (:mod:`lens.follow_command`).
+  (:mod:`lens_cli.follow_command`).
 - ``slice FILE [KEY]``: where each state value came from and what it fed,
-  from the snapshot's commit log (:mod:`lens.slice_command`).
+  from the snapshot's commit log (:mod:`lens_cli.slice_command`).
 - ``view [FILE|DIR]``: the app, started from the installed package
-  (:mod:`lens.view_command`).
+  (:mod:`lens_cli.view_command`).
 
 Each further command registers itself in :data:`COMMANDS` with a function
 that adds its arguments and one that runs it. Output is JSON on stdout unless
@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from recorders import cli as recorder_cli
-from lens import (causes_command, compare_command, export_command, follow_command, info_command,
-                  slice_command, view_command)
+from lens_cli import (causes_command, compare_command, export_command, follow_command,
+                      info_command, slice_command, view_command)
 from archive import commands as archive_commands
 
 PROG = "footprint-lens"
