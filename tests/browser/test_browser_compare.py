@@ -53,6 +53,11 @@ def test_compare_two_uploads_shows_where_they_part(page, screenshot_dir, request
     shutil.copy(PAIR / "b" / "recording.json", b)
     _compare(lens, a, b)
     main = page.locator('[data-testid="stMain"]')
+    # Where they part, in words first; the event's field one click down.
+    expect(main.get_by_text("The runs part at step 6 of 8, in both runs: a tool's result "
+                            "differs.", exact=True)).to_be_in_viewport()
+    expect(main.get_by_text("field: payload.result")).to_be_hidden()
+    main.get_by_text("The differing events").click()
     expect(main.get_by_text("field: payload.result")).to_be_visible()
     expect(main.get_by_text("◆ first difference").first).to_be_visible()
     expect(main.locator('[data-testid="stCode"]').filter(has_text="502 Bad Gateway").first
@@ -77,8 +82,10 @@ def test_hostile_strings_in_both_runs_stay_inert(page, screenshot_dir, request, 
     lens.open()
     baseline = lens_dom.probe(page)
     _compare(lens, a, b)
-    expect(page.locator('[data-testid="stMain"]').get_by_text("field: payload.content")
-           ).to_be_visible()
+    main = page.locator('[data-testid="stMain"]')
+    expect(main.get_by_text(re.compile(r"^The runs part at step"))).to_be_visible()
+    main.get_by_text("The differing events").click()
+    expect(main.get_by_text("field: payload.content")).to_be_visible()
     found = lens_dom.probe(page)
     assert not lens_dom.problems(found, baseline)
     lens.screenshot("compare-hostile")
