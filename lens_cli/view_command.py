@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import signal
 import subprocess
 import sys
@@ -36,7 +37,7 @@ ANY_ADDRESS = ("0.0.0.0", "::", "")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", nargs="?", default=None, metavar="FILE|DIR",
                         help="a run file to open, or a folder of runs to browse as an archive "
-                             "(none: the app opens with nothing chosen)")
+                             "(none: the app opens on the sample runs it carries)")
     parser.add_argument("--port", type=_port, default=DEFAULT_PORT,
                         help=f"the port to listen on (default {DEFAULT_PORT})")
     parser.add_argument("--host", default=DEFAULT_HOST,
@@ -83,7 +84,8 @@ def address(host: str, port: int, path: Path | None) -> str:
 def run(args: argparse.Namespace) -> int:
     path = None
     if args.path is not None:
-        path = Path(args.path).expanduser().resolve()
+        # Absolute as the user named it: a symlinked folder is printed as typed, not resolved.
+        path = Path(os.path.abspath(Path(args.path).expanduser()))
         if not (path.is_file() or path.is_dir()):
             raise UsageError(f"{args.path}: no such file or folder")
     script = app_script()

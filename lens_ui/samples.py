@@ -1,5 +1,6 @@
 """The runs the server offers by name: the files the operator started Lens
-with, then the samples shipped in ``sample_runs/``. An allow-list, never a path.
+with, then the samples shipped with the app in ``lens_ui/app/sample_runs/`` (the
+checkout's ``sample_runs/`` points there). An allow-list, never a path.
 
 A link's ``?run=`` is matched against the names listed here, built from the
 operator's settings and the directory listing, so no text from a URL ever
@@ -16,7 +17,8 @@ import os
 import sys
 from pathlib import Path
 
-SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_runs"
+# Inside the package, so the wheel's `footprint-lens view` opens on them too.
+SAMPLE_DIR = Path(__file__).resolve().parent / "app" / "sample_runs"
 SUFFIXES = (".json.gz", ".json")
 # An Agent with tools, one of which fails: a first-time user sees a real run at once.
 DEFAULT_SAMPLE = "agent-refund-multi-tools-error"
