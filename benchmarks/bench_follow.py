@@ -100,7 +100,7 @@ def follow_cpu(chunks: list[bytes], directory: Path, *, summary: bool = True,
             if freeze:
                 gc.freeze()
             if summary:
-                last = followed.summary()
+                last = followed.summary().to_json()
             spent += time.process_time() - started
             if open_runs is not None and len(chunks) - index <= OPEN_RUN_CALLS:
                 started = time.process_time()

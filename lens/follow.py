@@ -82,13 +82,14 @@ from recorders.catalogue import (AGENT_TURN_END, AGENT_TURN_START, COMPOSITION_E
 from recorders.deep_parse import collector_paused
 from recorders.errors import NothingWrittenYet, RecordingError
 from recorders.event_stream import EventStreamDecoder, run_id_of
-from recorders.evidence import EvidenceIndex, ModelCall, ToolCall, run_id as recording_run_id
+from recorders.evidence import ModelCall, ToolCall
 from recorders.evidence.build import EvidenceBuilder
 from recorders.evidence.records import CONSUMER_SCOPE
 from recorders.event_types import KNOWN_TYPED_TYPES
 from recorders import file_kinds, loading, packed
 from recorders.loading import LoadedFile, Recording, load_file
 from lens.evidence.causes import likely_causes
+from lens.follow_summary import FollowSummary
 from lens.run import OpenRun
 
 WAITING, RUNNING, ENDED, STOPPED = "waiting", "running", "ended", "stopped-without-end"
@@ -171,7 +172,7 @@ class FollowedRun:
         if cached is not None and cached[0] == len(self.events):
             return cached[1]
         recording = self.recording(kind)
-        opened = _GrownOpenRun(recording, self.evidence.snapshot(recording.typed_events))
+        opened = OpenRun.from_parts(recording, self.evidence.snapshot(recording.typed_events))
         self._open = (len(self.events), opened)
         return opened
 
@@ -189,20 +190,6 @@ class FollowedRun:
         recording.gaps.extend(file_kinds.stream_gaps(self.gap_events))
         recording.gaps.extend(loading._stream_gaps(recording, None))
         return recording
-
-
-class _GrownOpenRun(OpenRun):
-    """An :class:`OpenRun` whose evidence index was grown, not built on open.
-    It sets what ``OpenRun.__init__`` sets (tests/follow check they agree)."""
-
-    def __init__(self, recording: Recording, evidence: EvidenceIndex) -> None:
-        self.recording = recording
-        self.evidence = evidence
-        self.run_id = recording_run_id(recording)
-        self._runs_in_file = None
-        self._facts = None
-        self._views = {}
-        self._building = threading.Lock()
 
 
 @dataclass
@@ -739,49 +726,39 @@ class FollowedFile:
             raise RecordingError(f"the stream holds no run {run_id!r}")
         return run.open_run()
 
-    def summary(self) -> dict[str, Any]:
-        """What is known now, as JSON-able values (nothing that changes by
-        itself with time: a printer prints it again only when it changed)."""
+    def summary(self) -> FollowSummary:
+        """What is known now (nothing that changes by itself with time: a
+        printer prints it again only when it changed)."""
         status = self.status
+        notes = tuple(self.notes)
         if self._document is not None:
             run = self._document
             evidence = run.evidence
-            index_key = (id(run), status)
-            counts = {"typedEvents": len(run.recording.typed_events),
-                      "modelCalls": len(evidence.calls), "toolCalls": len(evidence.tool_calls),
-                      "failedToolCalls": sum(1 for t in evidence.tool_calls if t.failed)}
             open_calls = [_call_name(c) for c in evidence.calls if not c.ended] + \
                 [_call_name(t) for t in evidence.tool_calls if not t.ended]
-            summary = {"file": self.shown, "kind": self.kind, "status": status,
-                       "runId": run.run_id, "runs": len(self._loaded.runs), **counts,
-                       "openCalls": open_calls}
-            summary["newestCause"] = self._newest_cause(index_key, lambda: run, status)
-            if self.notes:
-                summary["notes"] = list(self.notes)
-            return summary
+            return FollowSummary(
+                file=self.shown, kind=self.kind, status=status, run_id=run.run_id,
+                runs=len(self._loaded.runs), typed_events=len(run.recording.typed_events),
+                model_calls=len(evidence.calls), tool_calls=len(evidence.tool_calls),
+                failed_tool_calls=sum(1 for t in evidence.tool_calls if t.failed),
+                open_calls=tuple(open_calls),
+                newest_cause=self._newest_cause((id(run), status), lambda: run, status),
+                notes=notes)
         run = self._current
-        summary: dict[str, Any] = {"file": self.shown, "kind": self.kind or EVENT_STREAM,
-                                   "status": status}
+        kind = self.kind or EVENT_STREAM
         unfinished = self._unfinished_line()
         if run is None:
-            summary.update(runId=None, runs=0, typedEvents=0, modelCalls=0, toolCalls=0,
-                           failedToolCalls=0, openCalls=[], newestCause=None)
-            if unfinished:
-                summary["unfinishedLine"] = unfinished
-            return summary
+            return FollowSummary(file=self.shown, kind=kind, status=status,
+                                 unfinished_line=unfinished, notes=notes)
         evidence = run.evidence
-        summary.update(
-            runId=run.run_id, runs=len(self.runs), typedEvents=len(run.events),
-            eventsInFile=self.events_read, modelCalls=evidence.model_calls,
-            toolCalls=evidence.tool_calls, failedToolCalls=evidence.failed_tool_calls,
-            openCalls=run.open_calls())
-        summary["newestCause"] = self._newest_cause((id(run), len(run.events), status),
-                                                    run.open_run, status)
-        if unfinished:
-            summary["unfinishedLine"] = unfinished
-        if self.notes:
-            summary["notes"] = list(self.notes)
-        return summary
+        return FollowSummary(
+            file=self.shown, kind=kind, status=status, run_id=run.run_id, runs=len(self.runs),
+            typed_events=len(run.events), events_in_file=self.events_read,
+            model_calls=evidence.model_calls, tool_calls=evidence.tool_calls,
+            failed_tool_calls=evidence.failed_tool_calls, open_calls=tuple(run.open_calls()),
+            newest_cause=self._newest_cause((id(run), len(run.events), status),
+                                            run.open_run, status),
+            unfinished_line=unfinished, notes=notes)
 
     def _newest_cause(self, key: Any, opened: Callable[[], OpenRun], status: str) -> str | None:
         """The headline of the likely cause resting on the newest event (the

@@ -58,18 +58,34 @@ class OpenRun:
 
     def __init__(self, recording: Recording, timings: dict[str, float] | None = None,
                  runs_in_file: int | None = None) -> None:
-        self.recording = recording
-        self._runs_in_file = runs_in_file
-        self._facts: RunFacts | None = None
         started = perf_counter()
         # Building allocates enough to set off collections that walk the whole
         # recording, to free nothing: the collector is paused for the build
         # only, as for the parse (recorders/deep_parse.py), and runs after.
         with collector_paused():
-            self.evidence: EvidenceIndex = build_evidence_index(recording)
-            self.run_id: str = run_id(recording)
+            evidence = build_evidence_index(recording)
+            self._hold(recording, evidence, run_id(recording), runs_in_file)
         if timings is not None:
             timings["evidence"] = timings.get("evidence", 0.0) + perf_counter() - started
+
+    @classmethod
+    def from_parts(cls, recording: Recording, evidence: EvidenceIndex,
+                   runs_in_file: int | None = None) -> OpenRun:
+        """An open run over an evidence index built elsewhere: a follower grows
+        the index event by event (``lens/follow.py``) instead of building it on
+        open. ``evidence`` must be the index of exactly ``recording``."""
+        opened = cls.__new__(cls)
+        opened._hold(recording, evidence, run_id(recording), runs_in_file)
+        return opened
+
+    def _hold(self, recording: Recording, evidence: EvidenceIndex, the_run_id: str,
+              runs_in_file: int | None) -> None:
+        """What every open run holds, however its evidence was built."""
+        self.recording = recording
+        self.evidence: EvidenceIndex = evidence
+        self.run_id: str = the_run_id
+        self._runs_in_file = runs_in_file
+        self._facts: RunFacts | None = None
         self._views: dict[str, ProfileViews] = {}
         self._building = threading.Lock()
 

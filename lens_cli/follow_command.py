@@ -34,10 +34,10 @@ import gc
 import json
 import os
 import time
-from typing import Any
 
 from recorders.errors import RecordingError
 from recorders.cli import write_utf8
+from lens.follow_summary import FollowSummary
 
 NAME = "follow"
 HELP = "follow a run while it is written: one JSON line each time what is known changes"
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     idle_exit = args.idle_exit
     stopped_after = IDLE_SECONDS if idle_exit is None else min(IDLE_SECONDS, idle_exit)
     followed = FollowedFile(path, idle_seconds=stopped_after)
-    printed: dict[str, Any] | None = None
+    printed: FollowSummary | None = None
     last_growth = time.monotonic()
     # Frozen only in a process that froze nothing else, and let go on the way out.
     freezing = gc.get_freeze_count() == 0
@@ -102,6 +102,6 @@ def run(args: argparse.Namespace) -> int:
             gc.unfreeze()
 
 
-def _print_line(summary: dict[str, Any]) -> bool:
+def _print_line(summary: FollowSummary) -> bool:
     """One line on stdout; False when the reader went away."""
-    return write_utf8(json.dumps(summary, ensure_ascii=False) + "\n")
+    return write_utf8(json.dumps(summary.to_json(), ensure_ascii=False) + "\n")

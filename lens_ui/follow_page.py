@@ -36,7 +36,8 @@ from archive.beneath import (GONE, NOT_PLAIN, SYMLINK, NotReadable, list_beneath
 from archive.errors import ArchiveError
 from recorders.errors import RecordingError
 from lens.evidence.causes import likely_causes
-from lens.follow import ENDED, RUNNING, STOPPED, WAITING, FollowedFile
+from lens.follow import ENDED, EVENT_STREAM, RUNNING, STOPPED, WAITING, FollowedFile
+from lens.follow_summary import FollowSummary
 from lens.link import FOLLOW, is_archive_path
 from lens.text import markdown_literal, one_line
 from lens.timeline import MODEL, Timeline, build_timeline
@@ -204,7 +205,7 @@ def _status(held: _Held) -> None:
                  icon=":material/error:")
         return
     summary = held.cache["summary"] = followed.summary()
-    status = summary.get("status", WAITING)
+    status = summary.status
     words, colour, icon = STATUS_WORDS.get(status, STATUS_WORDS[WAITING])
     with st.container(horizontal=True, vertical_alignment="center", key="lens-follow-status"):
         st.badge(words, icon=icon, color=colour)
@@ -218,12 +219,12 @@ def _status(held: _Held) -> None:
         st.warning("The file stopped growing before the run's end was written, with calls "
                    "still open. A run whose composition crashed simply stops writing, which "
                    "reads like this.", icon=":material/warning:")
-    open_calls = summary.get("openCalls") or []
+    open_calls = summary.open_calls
     if open_calls:
         state = "running" if status == RUNNING else "never ended"
         st.text("\n".join(f"{state}: {one_line(str(call), 120)}" for call in open_calls[:8]))
-    if status == ENDED and summary.get("kind") == "event-stream":
-        if _switch_to_full_recording(ref, summary.get("runId")):
+    if status == ENDED and summary.kind == EVENT_STREAM:
+        if _switch_to_full_recording(ref, summary.run_id):
             st.rerun()
 
 
@@ -232,7 +233,7 @@ def _grown(held: _Held) -> None:
     """The calls so far on a slider and the timeline, and the likely causes,
     from what the last poll read (the file is not read here)."""
     summary = held.cache.get("summary")
-    if not summary or summary.get("status", WAITING) == WAITING:
+    if summary is None or summary.status == WAITING:
         return
     try:
         run = held.followed.open_run()
@@ -240,14 +241,14 @@ def _grown(held: _Held) -> None:
         return
     _calls_and_timeline(held, run, summary)
     _causes(held, run, summary)
-    if summary.get("kind") != "event-stream":
+    if summary.kind != EVENT_STREAM:
         steps = run.step_count()
         st.caption(f"The whole recording is read: {plural(steps, 'step')}.")
     if st.button("Open this file as it is now on the run page", key="lens.follow.open",
                  icon=":material/open_in_new:",
                  help="The run page shows what the file holds at this moment (it does not "
                       "grow there)."):
-        _open_on_run_page(held.ref, summary.get("runId"))
+        _open_on_run_page(held.ref, summary.run_id)
 
 
 def _held(ref: str) -> _Held | None:
@@ -310,14 +311,14 @@ def _beneath_problem(folder: Path, file: str) -> str | None:
     return None
 
 
-def _counts_line(summary: dict) -> str:
-    failed = summary.get("failedToolCalls") or 0
+def _counts_line(summary: FollowSummary) -> str:
+    failed = summary.failed_tool_calls
     failed_text = f" ({failed} failed)" if failed else ""
-    runs = summary.get("runs") or 0
-    run_id = summary.get("runId")
-    parts = [plural(summary.get("typedEvents", 0), "event"),
-             plural(summary.get("modelCalls", 0), "model call"),
-             plural(summary.get("toolCalls", 0), "tool call") + failed_text]
+    runs = summary.runs
+    run_id = summary.run_id
+    parts = [plural(summary.typed_events, "event"),
+             plural(summary.model_calls, "model call"),
+             plural(summary.tool_calls, "tool call") + failed_text]
     if run_id:
         parts.append("run " + markdown_literal(one_line(str(run_id), 60)))  # a caption is Markdown
     if runs > 1:
@@ -325,10 +326,10 @@ def _counts_line(summary: dict) -> str:
     return " · ".join(parts)
 
 
-def _calls_and_timeline(held: _Held, run, summary: dict) -> None:
+def _calls_and_timeline(held: _Held, run, summary: FollowSummary) -> None:
     """A slider over the calls so far (following the newest unless moved back),
     and the timeline with the chosen call outlined; both grow with the file."""
-    grown = (id(run), summary.get("typedEvents"))
+    grown = (id(run), summary.typed_events)
     if held.cache.get("timeline_for") != grown:
         held.cache["timeline_for"] = grown
         held.cache["timeline"] = build_timeline(run.evidence)
@@ -347,7 +348,7 @@ def _calls_and_timeline(held: _Held, run, summary: dict) -> None:
                        "end, the slider follows the newest.")
     chosen = spans[st.session_state.get(CALL_SLIDER, count) - 1]
     what = "model call" if chosen.kind == MODEL else "tool"
-    state = "running" if chosen.open and summary.get("status") == RUNNING else \
+    state = "running" if chosen.open and summary.status == RUNNING else \
         ("never ended" if chosen.open else f"{chosen.duration_ms / 1000:.2f} s")
     failed = " · failed" if chosen.failed else ""
     st.text(f"call {st.session_state.get(CALL_SLIDER, count)} of {count} · {what} "
@@ -366,12 +367,12 @@ def _slider_moved(count: int) -> None:
     st.session_state[AT_NEWEST] = st.session_state.get(CALL_SLIDER) == count
 
 
-def _causes(held: _Held, run, summary: dict) -> None:
-    grown = (id(run), summary.get("typedEvents"), summary.get("status"))
+def _causes(held: _Held, run, summary: FollowSummary) -> None:
+    grown = (id(run), summary.typed_events, summary.status)
     if held.cache.get("causes_for") != grown:
         held.cache["causes_for"] = grown
         causes = likely_causes(run.evidence)
-        if summary.get("status") == RUNNING:  # an open call is running, not a cause yet
+        if summary.status == RUNNING:  # an open call is running, not a cause yet
             causes = tuple(c for c in causes
                            if c.kind not in ("tool did not end", "model call did not end"))
         held.cache["causes"] = causes

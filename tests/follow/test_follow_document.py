@@ -27,7 +27,7 @@ def test_a_recording_rewritten_in_place_is_reopened_as_a_whole(tmp_path):
     path.write_bytes(first)
     os.utime(path, ns=(1, 1_000_000_000))  # a different mtime, as a later write has
     assert followed.poll() is True
-    summary = followed.summary()
+    summary = followed.summary().to_json()
     expected = _counts(OpenRun(load_recording(first)))
     assert {k: summary[k] for k in expected} == expected
     assert summary["kind"] == "envelope" and summary["status"] == ENDED
@@ -35,7 +35,7 @@ def test_a_recording_rewritten_in_place_is_reopened_as_a_whole(tmp_path):
         out.write(second)
     assert followed.poll() is True
     expected = _counts(OpenRun(load_recording(second)))
-    summary = followed.summary()
+    summary = followed.summary().to_json()
     assert {k: summary[k] for k in expected} == expected
     assert summary["kind"] == "recording"
     assert any("rewritten; reopened as a whole" in note for note in followed.notes)
@@ -50,18 +50,18 @@ def test_a_recording_taken_mid_run_reads_as_running_then_stopped_then_ended(tmp_
     clock = Clock()
     followed = FollowedFile(path, idle_seconds=10, clock=clock)
     followed.poll()
-    assert followed.summary()["kind"] == "recording"
+    assert followed.summary().to_json()["kind"] == "recording"
     assert followed.status == RUNNING
     clock.now += 11
-    stopped = followed.summary()
+    stopped = followed.summary().to_json()
     assert stopped["status"] == STOPPED
     assert stopped["openCalls"] == ["tool get_weather (event 14)"]
     assert stopped["newestCause"] == "Tool get_weather never returned"
     path.write_text(json.dumps({"events": whole}), encoding="utf-8")
     os.utime(path, ns=(1, 2_000_000_000))
     assert followed.poll() is True
-    assert followed.summary()["status"] == ENDED
-    assert followed.summary()["typedEvents"] == len(whole)
+    assert followed.summary().to_json()["status"] == ENDED
+    assert followed.summary().to_json()["typedEvents"] == len(whole)
 
 
 def test_a_compact_recording_caught_half_written_is_not_taken_for_a_stream(tmp_path):
@@ -72,11 +72,11 @@ def test_a_compact_recording_caught_half_written_is_not_taken_for_a_stream(tmp_p
     followed = FollowedFile(path)
     followed.poll()  # its bytes are read (and held), but they tell nothing yet
     assert followed.kind is None
-    assert followed.summary()["status"] == "waiting"
-    assert followed.summary()["unfinishedLine"].startswith(
+    assert followed.summary().to_json()["status"] == "waiting"
+    assert followed.summary().to_json()["unfinishedLine"].startswith(
         "line 1 is not finished yet: 5,000 bytes of it read and held")
     with open(path, "ab") as out:
         out.write(compact[5000:])
     assert followed.poll() is True
-    assert followed.summary()["kind"] == "envelope"
-    assert followed.summary()["typedEvents"] == len(load_recording(data).typed_events)
+    assert followed.summary().to_json()["kind"] == "envelope"
+    assert followed.summary().to_json()["typedEvents"] == len(load_recording(data).typed_events)

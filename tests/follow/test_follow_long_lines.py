@@ -95,14 +95,14 @@ def test_the_held_line_never_passes_the_limit_and_a_longer_one_is_refused(tmp_pa
             held = followed.unfinished_bytes
             assert held == written <= limit  # exactly what was written of the line, no more
             assert f"line 2 is not finished yet: {held:,} bytes" in \
-                followed.summary()["unfinishedLine"]
+                followed.summary().to_json()["unfinishedLine"]
             append(path, piece)
             written += len(piece)
     assert written > limit
     assert written - len(piece) <= limit  # refused at the first read past the limit
     assert str(refused.value).startswith(
         f"{path}: line 2 of the event stream runs past 262,144 bytes")
-    assert followed.summary()["typedEvents"] == 1  # what came before it stays read
+    assert followed.summary().to_json()["typedEvents"] == 1  # what came before it stays read
 
 
 @pytest.mark.parametrize("before", [b"", FIRST_EVENT], ids=["first line", "second line"])
@@ -156,7 +156,7 @@ def test_a_growing_first_line_is_read_once_counts_as_growth_then_folds(tmp_path,
     append(path, b"\n")
     assert followed.poll() is True
     assert followed.unfinished_bytes == 0
-    summary = followed.summary()
+    summary = followed.summary().to_json()
     assert summary["typedEvents"] == 1 and "unfinishedLine" not in summary
     assert sum(size for _, size in read) == len(event) + 1  # every byte read once
     offsets = [offset for offset, size in read if size]

@@ -45,7 +45,7 @@ def test_counts_match_the_file_after_every_append(tmp_path, name):
         append(path, piece)
         written += piece
         followed.poll()
-        assert counts_of(followed.summary()) == expected_counts(whole_lines(written))
+        assert counts_of(followed.summary().to_json()) == expected_counts(whole_lines(written))
     assert followed.current.events == whole_lines(data)
     assert followed.status == ENDED
 
@@ -75,11 +75,11 @@ def test_a_writer_thread_appending_batches_while_the_follower_polls(tmp_path):
     writer.start()
     while writer.is_alive():
         followed.poll()
-        seen.append(followed.summary()["typedEvents"])
+        seen.append(followed.summary().to_json()["typedEvents"])
     writer.join()
     followed.poll()
     assert seen == sorted(seen)  # counts only grow
-    assert counts_of(followed.summary()) == expected_counts(whole_lines(data))
+    assert counts_of(followed.summary().to_json()) == expected_counts(whole_lines(data))
     assert followed.current.events == whole_lines(data)
 
 
@@ -117,13 +117,13 @@ def test_rotation_in_the_middle_of_a_batch_loses_and_repeats_nothing(tmp_path):
     first, second = b"".join(lines[:20]), b"".join(lines[20:])
     append(path, first[:-40])          # the batch half written: its last line cut
     followed.poll()
-    assert followed.summary()["typedEvents"] == 19
+    assert followed.summary().to_json()["typedEvents"] == 19
     append(path, first[-40:])          # the batch finished in the old file ...
     os.replace(path, f"{path}.1")      # ... which is then rotated away
     append(path, second)               # and the next batch starts a new file
     followed.poll()
     assert followed.current.events == whole_lines(data)
-    assert counts_of(followed.summary()) == expected_counts(whole_lines(data))
+    assert counts_of(followed.summary().to_json()) == expected_counts(whole_lines(data))
 
 
 @pytest.mark.parametrize("seed", range(25))
@@ -207,14 +207,14 @@ def test_two_runs_in_one_stream_are_two_runs(tmp_path):
     path.write_bytes(first + second[:3000])
     followed = FollowedFile(path)
     followed.poll()
-    summary = followed.summary()
+    summary = followed.summary().to_json()
     runs = split_runs(whole_lines(first + second[:3000]))
     assert summary["runs"] == 2 and summary["status"] == RUNNING
     assert summary["runId"] == runs[1][0]["meta"]["runId"]
     assert counts_of(summary) == expected_counts(runs[1])
     append(path, second[3000:])
     followed.poll()
-    assert counts_of(followed.summary()) == expected_counts(whole_lines(second))
+    assert counts_of(followed.summary().to_json()) == expected_counts(whole_lines(second))
     earlier = followed.runs[0]
     assert earlier.ended and earlier.events == whole_lines(first)
     # Each run's index is the complete build over that run's events alone.
@@ -231,13 +231,13 @@ def test_a_run_that_stops_without_its_end_reads_as_stopped_with_the_open_call(tm
     path.write_bytes(sample("agent-tool.mid-run.ndjson"))  # taken while get_weather ran
     followed = FollowedFile(path, idle_seconds=5, clock=clock)
     followed.poll()
-    running = followed.summary()
+    running = followed.summary().to_json()
     assert running["status"] == RUNNING
     assert running["openCalls"] == ["tool get_weather (event 14)"]
     assert running["newestCause"] is None  # a call still running is not a cause yet
     clock.now += 6
     followed.poll()
-    stopped = followed.summary()
+    stopped = followed.summary().to_json()
     assert stopped["status"] == STOPPED
     assert stopped["openCalls"] == ["tool get_weather (event 14)"]
     assert stopped["newestCause"] == "Tool get_weather never returned"
@@ -268,7 +268,7 @@ def test_an_empty_stream_is_waiting_and_the_open_run_says_nothing_is_written(tmp
     path.write_bytes(b"")
     followed = FollowedFile(path)
     followed.poll()
-    assert followed.summary()["status"] == WAITING
+    assert followed.summary().to_json()["status"] == WAITING
     with pytest.raises(RecordingError, match="nothing written yet"):
         followed.open_run()
 
@@ -308,7 +308,7 @@ def test_garbage_appended_mid_stream_is_named_by_file_and_line(tmp_path):
         followed.poll()
     message = str(raised.value)
     assert str(path) in message and "line 13" in message and "\n" not in message
-    assert followed.summary()["typedEvents"] == 12  # what came before it is kept
+    assert followed.summary().to_json()["typedEvents"] == 12  # what came before it is kept
     with pytest.raises(RecordingError, match="line 13"):
         followed.poll()  # and the follow stays stopped there
 
@@ -323,7 +323,7 @@ def test_an_event_missing_what_the_views_need_is_named_by_line(tmp_path):
     with pytest.raises(RecordingError) as raised:
         followed.poll()
     assert f"line {bad + 1}" in str(raised.value) and "runtimeStageId" in str(raised.value)
-    assert followed.summary()["typedEvents"] == bad
+    assert followed.summary().to_json()["typedEvents"] == bad
 
 
 def test_a_folder_is_refused_by_name(tmp_path):
@@ -355,7 +355,7 @@ def test_a_stream_just_rotated_reads_dot_1_then_the_new_file_once_it_appears(tmp
     (tmp_path / "events.ndjson.1").write_bytes(b"".join(lines[:20]))
     followed = FollowedFile(path)
     followed.poll()
-    assert followed.summary()["typedEvents"] == 20
+    assert followed.summary().to_json()["typedEvents"] == 20
     path.write_bytes(b"".join(lines[20:]))
     followed.poll()
     assert followed.current.events == whole_lines(b"".join(lines))
@@ -386,15 +386,15 @@ def test_a_rotated_files_last_line_without_newline_is_read_and_a_cut_one_reporte
     path.write_bytes(b"".join(lines[:10]) + lines[10].rstrip(b"\n"))  # whole, no newline
     followed = FollowedFile(path)
     followed.poll()
-    assert followed.summary()["typedEvents"] == 10  # the last line may still be growing
+    assert followed.summary().to_json()["typedEvents"] == 10  # the last line may still be growing
     os.replace(path, f"{path}.1")
     path.write_bytes(b"".join(lines[11:20]) + lines[20][:30])  # this one is cut ...
     followed.poll()
-    assert followed.summary()["typedEvents"] == 20
+    assert followed.summary().to_json()["typedEvents"] == 20
     os.replace(path, f"{path}.1")  # ... and rotated away cut
     path.write_bytes(b"".join(lines[21:]))
     followed.poll()
-    assert followed.summary()["typedEvents"] == len(lines) - 1
+    assert followed.summary().to_json()["typedEvents"] == len(lines) - 1
     assert any("ends in the middle of line 10" in note for note in followed.notes)
 
 
@@ -408,7 +408,7 @@ def test_the_applications_own_events_do_not_become_the_run_being_written(tmp_pat
                     encoding="utf-8")
     followed = FollowedFile(path)
     followed.poll()
-    summary = followed.summary()
+    summary = followed.summary().to_json()
     assert summary["runId"] == events[0]["meta"]["runId"] and summary["runs"] == 2
     assert summary["typedEvents"] == len(events)
     assert split_runs(events[:10] + [emitted] + events[10:])[1] == [emitted]
