@@ -66,8 +66,8 @@ file twice gives the same bytes.
 
 What this owns: the span tree and its attributes. What it does not: finding
 calls, tool calls and verdicts (the evidence index), the scopes' kinds (the
-lens projection), masking (:mod:`lens.share.redaction`), files and arguments
-(:mod:`lens.export_otlp`).
+lens projection), the attribute names (:mod:`lens.share.otlp_names`), masking
+(:mod:`lens.share.redaction`), files and arguments (:mod:`lens.export_otlp`).
 """
 
 from __future__ import annotations
