@@ -28,6 +28,7 @@ from typing import Any
 
 from archive.limits import INDEXING_PER_BYTE, FileLimits, MemoryGate, file_limits
 from archive.storable import fit_tables
+from recorders import boundary_names
 from recorders.errors import ExpansionRefused, RecordingError
 from recorders.file_kinds import NotARun
 from recorders.loading import NOTHING_WRITTEN, first_run, load_file
@@ -374,9 +375,9 @@ def _root_boundaries(events: list[dict]) -> tuple[dict | None, dict | None]:
     entry = exit_ = None
     for event in events:
         kind = event.get("type")
-        if kind == "run.entry" and entry is None:
+        if kind == boundary_names.RUN_ENTRY and entry is None:
             entry = event
-        elif kind == "run.exit":
+        elif kind == boundary_names.RUN_EXIT:
             exit_ = event
     return entry, exit_
 

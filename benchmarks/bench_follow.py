@@ -38,6 +38,7 @@ import time
 from pathlib import Path
 
 from benchmarks.inputs import CACHE, scaled_path
+from benchmarks.machine import machine
 from benchmarks.timing import median, ms, percentile
 
 RESULTS = Path(__file__).resolve().parent / "results" / "follow.json"
@@ -256,8 +257,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repeats (smoke check)")
     parser.add_argument("--json", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
-    from benchmarks.run import machine
-
     report = {"command": "python -m benchmarks.bench_follow" + (" --quick" if args.quick else ""),
               "machine": machine()}
     report.update(measure_follow(1 if args.quick else 3, 20 if args.quick else 60))

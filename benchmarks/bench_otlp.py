@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     import sys
     from pathlib import Path
 
-    from benchmarks.run import machine
+    from benchmarks.machine import machine
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_otlp")
     parser.add_argument("--quick", action="store_true",

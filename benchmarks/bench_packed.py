@@ -41,7 +41,7 @@ import hashlib
 
 from benchmarks.bench_memory import proc_status
 from benchmarks.inputs import CACHE, REPO, corpus_bytes, corpus_path, scaled_path
-from benchmarks.run import machine
+from benchmarks.machine import machine
 from benchmarks.timing import median, side_by_side
 
 RESULTS = Path(__file__).resolve().parent / "results" / "packed.json"

@@ -16,12 +16,11 @@ import argparse
 import datetime as dt
 import gc
 import json
-import os
-import platform
-import subprocess
 import sys
 from pathlib import Path
 from time import perf_counter
+
+from benchmarks.machine import machine
 
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
 SECTIONS = ("v8", "open", "scaling", "slider", "memory", "compare", "browser", "share",
@@ -35,29 +34,6 @@ FULL = {"v8": 7, "open": 7, "scaling": 5, "slider": 300, "memory": 3, "compare":
 QUICK = {"v8": 3, "open": 3, "scaling": 2, "slider": 90, "memory": 1, "compare": 2,
          "presses": 8, "rounds": 2, "share": 2, "share_opens": 2,
          "follow": 1, "follow_batches": 20, "otlp": 2, "otlp_redact_20x": False}
-
-
-def machine() -> dict:
-    cpu = ""
-    try:
-        with open("/proc/cpuinfo") as info:
-            cpu = next((line.split(":", 1)[1].strip() for line in info
-                        if line.startswith("model name")), "")
-    except OSError:
-        pass
-    memory = ""
-    try:
-        memory = subprocess.run(["free", "-h"], capture_output=True, text=True,
-                                timeout=10).stdout.splitlines()[1]
-    except (OSError, subprocess.SubprocessError, IndexError):
-        pass
-    try:
-        load = os.getloadavg()
-    except OSError:
-        load = ()
-    return {"nproc": os.cpu_count(), "cpu": cpu or platform.processor(), "memory": memory,
-            "python": platform.python_version(), "platform": platform.platform(),
-            "load_average_at_start": [round(x, 2) for x in load]}
 
 
 def main(argv: list[str] | None = None) -> int:

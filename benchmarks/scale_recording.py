@@ -32,6 +32,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from recorders import boundary_names
 from recorders.catalogue import AGENT_ITERATION_START
 
 _EXEC_INDEX = re.compile(r"#(\d+)$")
@@ -49,7 +50,7 @@ def scale_recording(document: dict, factor: int, source_name: str = "source") ->
     boundary: list[dict] = boundary_entry["data"]
     typed: list[dict] = recording["events"]
 
-    back_edges = [i for i, e in enumerate(boundary) if e["type"] == "loop.iteration"]
+    back_edges = [i for i, e in enumerate(boundary) if e["type"] == boundary_names.LOOP_ITERATION]
     if len(back_edges) < 2:
         raise ValueError("the source needs at least three ReAct iterations to repeat")
     first, last = back_edges[0], back_edges[-1]
@@ -58,7 +59,7 @@ def scale_recording(document: dict, factor: int, source_name: str = "source") ->
     span = t_end - t_start
     exec_offset = 1 + max(_exec_index(e["runtimeStageId"]) for e in boundary)
     commit_offset = 1 + max(e.get("commitIdxAfter", 0) for e in boundary)
-    passes = sum(e["type"] == "loop.iteration" for e in block)
+    passes = sum(e["type"] == boundary_names.LOOP_ITERATION for e in block)
 
     typed_block = [e for e in typed if t_start <= e["meta"]["wallClockMs"] < t_end]
     typed_head = [e for e in typed if e["meta"]["wallClockMs"] < t_start]
@@ -209,9 +210,9 @@ class _Shift:
                 out[key] = event[key] + self.commit_offset
         if "toolCallId" in event:
             out["toolCallId"] = self.call_id(event["toolCallId"])
-        if event["type"] == "loop.iteration":
+        if event["type"] == boundary_names.LOOP_ITERATION:
             out["iteration"] = event["iteration"] + self.pass_offset
-        if event["type"] == "context.injected":
+        if event["type"] == boundary_names.CONTEXT_INJECTED:
             self.served(out)
         return out
 

@@ -22,11 +22,13 @@ import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from recorders import boundary_names
+
 _KEPT_TYPED = ("stream.llm_start", "stream.llm_end", "stream.tool_start", "stream.tool_end",
                "agent.turn_start", "agent.turn_end", "agent.run_configured",
                "composition.enter", "composition.exit", "error.fatal", "context.evaluated",
                "skill.", "agent.route_decided")
-_KEPT_BOUNDARY = ("run.entry", "run.exit")
+_KEPT_BOUNDARY = (boundary_names.RUN_ENTRY, boundary_names.RUN_EXIT)
 YEAR_MS = 365 * 24 * 3600 * 1000
 START = datetime(2025, 12, 1, tzinfo=timezone.utc)
 

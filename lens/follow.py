@@ -76,6 +76,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any, Callable
 
+from recorders import boundary_names
 from recorders.catalogue import (AGENT_TURN_END, AGENT_TURN_START, COMPOSITION_ENTER,
                                  COMPOSITION_EXIT, ERROR_FATAL, LLM_END, LLM_START, TOOL_END,
                                  TOOL_START)
@@ -953,7 +954,7 @@ def _ends_run(event: dict) -> bool:
 def _document_ended(recording: Recording) -> bool:
     if recording.complete is True:
         return True
-    if recording.boundary_counts.get("run.exit"):
+    if recording.boundary_counts.get(boundary_names.RUN_EXIT):
         return True
     return any(isinstance(e, dict) and _ends_run(e) for e in recording.typed_events)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from recorders import boundary_names
 from recorders.lineage import DELIM, Lineage, NoCommitLog, snapshot_of
 from recorders.lineage._js import deep_equal, own_get
 from lens.event_places import BOUNDARY, TYPED, EventPlaces
@@ -29,7 +30,6 @@ from lens.run import DEFAULT_PROFILE, OpenRun
 from lens.step_places import StepPlace
 
 LINK_KEYS_SHOWN = 4
-SUBFLOW_EXIT = "subflow.exit"
 NO_COMMIT_LOG = ("Lineage needs the snapshot's commit log, and this recording has none "
                  "(an event stream, or a trace without its snapshot).")
 
@@ -69,7 +69,7 @@ class StagePlaces:
             if isinstance(rid, str):
                 # A subflow commits when it exits, after all it ran: the event
                 # before its exit is the last thing inside it.
-                inside = event.get("type") == SUBFLOW_EXIT and index > 0
+                inside = event.get("type") == boundary_names.SUBFLOW_EXIT and index > 0
                 self._boundary[rid] = index - 1 if inside else index
 
     def step_of(self, runtime_stage_id: Any) -> StepPlace | None:

@@ -35,6 +35,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from recorders import boundary_names
 from recorders.catalogue import ERROR_FATAL
 from recorders.lens_projection import crash_error
 from recorders.run_step import RunStep
@@ -85,7 +86,8 @@ def _reports_crash_at_root(event: Any) -> bool:
     if meta is None or meta.get("subflowPath") not in (None, []):
         return False  # a crash reported inside a subflow names its own place
     kind = event.get("type")
-    return kind == ERROR_FATAL or (kind == "run.exit" and crash_error(event) is not None)
+    return kind == ERROR_FATAL or (kind == boundary_names.RUN_EXIT
+                                   and crash_error(event) is not None)
 
 
 class StepLocator:

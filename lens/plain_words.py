@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from recorders import boundary_names
 from recorders.evidence import EvidenceIndex, Finding, ModelCall, ToolCall
 from recorders.run_step import DECIDE, FORK, ITERATION, MERGE, REACT, SEQUENTIAL, RunStep
 from recorders.values import is_number, js_number_text
@@ -363,7 +364,7 @@ def _loop_pass(step: RunStep, evidence: EvidenceIndex) -> Sentence:
     target = meta.get("target")
     if isinstance(target, str) and target:
         words.say(" ran ").quote(target)
-    output = _text_of(_payload_at(step, evidence, "subflow.exit"), OUTPUT_KEYS)
+    output = _text_of(_payload_at(step, evidence, boundary_names.SUBFLOW_EXIT), OUTPUT_KEYS)
     if output is not None:
         return words.say(" and produced ").quote(output).say(".").done()
     return words.say(".").done()
@@ -371,7 +372,7 @@ def _loop_pass(step: RunStep, evidence: EvidenceIndex) -> Sentence:
 
 def _handoff(step: RunStep, evidence: EvidenceIndex) -> Sentence:
     answers = step.label == "answers"
-    entry = _event_at(step, evidence, "subflow.entry")
+    entry = _event_at(step, evidence, boundary_names.SUBFLOW_ENTRY)
     name = entry.get("subflowName") if entry else None
     words = _Words()
     if isinstance(name, str) and name:
@@ -379,10 +380,10 @@ def _handoff(step: RunStep, evidence: EvidenceIndex) -> Sentence:
     else:
         words.say("The next part of the run")
     if answers:
-        text = _text_of(_payload_at(step, evidence, "subflow.exit"), OUTPUT_KEYS)
+        text = _text_of(_payload_at(step, evidence, boundary_names.SUBFLOW_EXIT), OUTPUT_KEYS)
         words.say(" answered")
     else:
-        text = _text_of(_payload_at(step, evidence, "subflow.entry"), INPUT_KEYS)
+        text = _text_of(_payload_at(step, evidence, boundary_names.SUBFLOW_ENTRY), INPUT_KEYS)
         words.say(" was handed its input" if step.label == "asks" else
                   " was handed the previous part's result")
     if text is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from recorders import boundary_names
 from recorders.catalogue import COMPOSITION_MERGE_END, short_name
 from recorders.evidence import EvidenceIndex, ModelCall, ToolCall
 from recorders.run_step import DECIDE, FORK, ITERATION, MERGE, REACT, SEQUENTIAL, RunStep
@@ -131,7 +132,7 @@ def decision_rationale(step: RunStep, evidence: EvidenceIndex) -> str | None:
     if isinstance(rationale, str) and rationale:
         return rationale
     stages = evidence.stages
-    for event in stages.boundary_events_at(step.runtime_stage_id, "decision.branch"):
+    for event in stages.boundary_events_at(step.runtime_stage_id, boundary_names.DECISION_BRANCH):
         if isinstance(event.get("rationale"), str) and event["rationale"]:
             return event["rationale"]
     for position in stages.typed_indexes(step.runtime_stage_id):
@@ -164,7 +165,7 @@ def merged_result(step: RunStep, evidence: EvidenceIndex) -> Any:
 def pass_output(step: RunStep, evidence: EvidenceIndex) -> Any:
     """What a loop pass produced: the payload of its subflow's exit (its
     ``answer`` when it has one), or None when the recording carries none."""
-    exits = evidence.stages.boundary_events_at(step.runtime_stage_id, "subflow.exit")
+    exits = evidence.stages.boundary_events_at(step.runtime_stage_id, boundary_names.SUBFLOW_EXIT)
     output = exits[0].get("payload") if exits else None
     if isinstance(output, dict) and "answer" in output:
         output = output["answer"]
@@ -190,8 +191,8 @@ def describe_step(step: RunStep, evidence: EvidenceIndex) -> StepDetail:
         return _react_detail(step, evidence, heading, base, common)
     if step.kind == DECIDE:
         meta = step.meta or {}
-        decision = next(iter(evidence.stages.boundary_events_at(step.runtime_stage_id,
-                                                                 "decision.branch")), {})
+        decision = next(iter(evidence.stages.boundary_events_at(
+            step.runtime_stage_id, boundary_names.DECISION_BRANCH)), {})
         facts = [Fact("chosen", _text(meta.get("chosen", decision.get("chosen"))))]
         rationale = decision_rationale(step, evidence)
         absent = () if rationale else ("the recording gives no rationale for this decision",)
@@ -264,11 +265,12 @@ def _handoff_detail(step: RunStep, evidence: EvidenceIndex, heading: str,
                     base: tuple[Fact, ...], common: dict) -> StepDetail:
     # The boundary events at a handoff's stage are the subflow's entry and exit;
     # asks/forwards hand over the entry payload, answers return the exit payload.
-    kind = "subflow.exit" if step.label == "answers" else "subflow.entry"
+    kind = boundary_names.SUBFLOW_EXIT if step.label == "answers" else boundary_names.SUBFLOW_ENTRY
     texts = []
     for event in evidence.stages.boundary_events_at(step.runtime_stage_id, kind):
         if "payload" in event:
-            title = "Answer returned" if kind == "subflow.exit" else "Input handed over"
+            returned = kind == boundary_names.SUBFLOW_EXIT
+            title = "Answer returned" if returned else "Input handed over"
             texts.append(TextValue(title, display_text(event["payload"])))
     absent = () if texts else ("the recording carries no payload for this handoff",)
     if step.label in HANDOFF_LABELS:

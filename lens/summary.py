@@ -191,8 +191,9 @@ def _why(value: Any) -> str:
 # What agentfootprint 9.62 passes to the recording from inside a composition
 # (../shared/recordings/families/README.md, found while recording): every
 # other typed event its agents fire is lost. Prefixes of the short type name.
-_PASSED_IN_COMPOSITIONS = ("composition.", "agent.", "stream.", "context.injected",
-                           "context.slot_composed")
+_PASSED_IN_COMPOSITIONS = ("composition.", "agent.", "stream.",
+                           catalogue.short_name(catalogue.CONTEXT_INJECTED),
+                           catalogue.short_name(catalogue.CONTEXT_SLOT_COMPOSED))
 _PASSED_IN_PARALLEL = ("fallback.", "error.")  # a Parallel passes these as well
 
 

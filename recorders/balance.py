@@ -28,12 +28,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple
 
+from recorders import boundary_names
 from recorders.gaps import Gap
 
 GAP_CODE = "unbalanced"
 # The event types that open or close something.
-_PAIRED_TYPES = frozenset({"run.entry", "run.exit", "subflow.entry", "subflow.exit",
-                           "llm.start", "llm.end", "tool.start", "tool.end"})
+_PAIRED_TYPES = frozenset({boundary_names.RUN_ENTRY, boundary_names.RUN_EXIT,
+                           boundary_names.SUBFLOW_ENTRY, boundary_names.SUBFLOW_EXIT,
+                           boundary_names.LLM_START, boundary_names.LLM_END,
+                           boundary_names.TOOL_START, boundary_names.TOOL_END})
 # How many ids a gap message lists before it says "and N more".
 _LISTED = 5
 _SHOWN_ID_CHARS = 80
@@ -158,25 +161,25 @@ class BalanceTracker:
         if kind not in _PAIRED_TYPES:
             return
         # Most frequent first: subflows, then model and tool calls, then the run.
-        if kind == "subflow.entry":
+        if kind == boundary_names.SUBFLOW_ENTRY:
             self._subflows.open(OpenEnd(_text(event.get("subflowId")), index))
-        elif kind == "subflow.exit":
+        elif kind == boundary_names.SUBFLOW_EXIT:
             self._subflows.close(_text(event.get("subflowId")), index)
-        elif kind == "llm.start":
+        elif kind == boundary_names.LLM_START:
             self._llm_calls.open(OpenEnd(_text(event.get("runtimeStageId")), index))
-        elif kind == "llm.end":
+        elif kind == boundary_names.LLM_END:
             self._llm_calls.close(_text(event.get("runtimeStageId")), index)
-        elif kind == "tool.start" or kind == "tool.end":
+        elif kind == boundary_names.TOOL_START or kind == boundary_names.TOOL_END:
             call_id = event.get("toolCallId")
             has_id = isinstance(call_id, str) and call_id
             key = call_id if has_id else _text(event.get("runtimeStageId"))
             name = event.get("toolName")
             label = name if isinstance(name, str) else None
-            if kind == "tool.start":
+            if kind == boundary_names.TOOL_START:
                 self._tool_calls.open(OpenEnd(key, index, label))
             else:
                 self._tool_calls.close(key, index, label)
-        elif kind == "run.entry":
+        elif kind == boundary_names.RUN_ENTRY:
             self._run_entries += 1
             self._runs.append(OpenEnd(_text(event.get("runtimeStageId")), index))
         else:  # run.exit

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from recorders import boundary_names
 from recorders.loading import Recording
 from recorders.catalogue import CONTEXT_EVALUATED
 from recorders.counting import noun_for
@@ -276,7 +277,7 @@ class LensStepRecorder:
 
     def _continues_burst(self, event: dict) -> bool:
         first = self._burst["first"]
-        return (event.get("type") == "fork.branch"
+        return (event.get("type") == boundary_names.FORK_BRANCH
                 and event.get("parentSubflowId") == first["parentSubflowId"]
                 and event.get("runtimeStageId") == first["runtimeStageId"])
 
@@ -455,19 +456,19 @@ class LensStepRecorder:
 
 
 _HANDLERS = {
-    "run.entry": LensStepRecorder._on_run_entry,
-    "run.exit": LensStepRecorder._on_run_exit,
-    "composition.start": LensStepRecorder._on_composition_start,
-    "composition.end": LensStepRecorder._on_composition_end,
-    "subflow.entry": LensStepRecorder._on_subflow_entry,
-    "subflow.exit": LensStepRecorder._on_subflow_exit,
-    "fork.branch": LensStepRecorder._on_fork_branch,
-    "decision.branch": LensStepRecorder._on_decision,
-    "llm.start": LensStepRecorder._on_llm_start,
-    "llm.end": LensStepRecorder._on_llm_end,
-    "tool.start": LensStepRecorder._on_tool_start,
-    "tool.end": LensStepRecorder._on_tool_end,
-    "context.injected": LensStepRecorder._on_context_injected,
+    boundary_names.RUN_ENTRY: LensStepRecorder._on_run_entry,
+    boundary_names.RUN_EXIT: LensStepRecorder._on_run_exit,
+    boundary_names.COMPOSITION_START: LensStepRecorder._on_composition_start,
+    boundary_names.COMPOSITION_END: LensStepRecorder._on_composition_end,
+    boundary_names.SUBFLOW_ENTRY: LensStepRecorder._on_subflow_entry,
+    boundary_names.SUBFLOW_EXIT: LensStepRecorder._on_subflow_exit,
+    boundary_names.FORK_BRANCH: LensStepRecorder._on_fork_branch,
+    boundary_names.DECISION_BRANCH: LensStepRecorder._on_decision,
+    boundary_names.LLM_START: LensStepRecorder._on_llm_start,
+    boundary_names.LLM_END: LensStepRecorder._on_llm_end,
+    boundary_names.TOOL_START: LensStepRecorder._on_tool_start,
+    boundary_names.TOOL_END: LensStepRecorder._on_tool_end,
+    boundary_names.CONTEXT_INJECTED: LensStepRecorder._on_context_injected,
 }
 
 

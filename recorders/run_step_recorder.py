@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
+from recorders import boundary_names
 from recorders.run_id_observer import RunIdObserver
 from recorders.run_step import (
     ACTOR_USER,
@@ -473,15 +474,15 @@ class RunStepRecorder:
 # Boundary event type -> its replay; tool.*, context.*, composition.* and
 # unknown types add no step.
 _REPLAY: dict[str, Callable[[RunStepRecorder, dict], None]] = {
-    "run.entry": RunStepRecorder._replay_run_entry,
-    "run.exit": RunStepRecorder._replay_run_exit,
-    "subflow.entry": RunStepRecorder._replay_subflow_entry,
-    "subflow.exit": RunStepRecorder._replay_subflow_exit,
-    "fork.branch": RunStepRecorder._replay_fork,
-    "decision.branch": RunStepRecorder._replay_decision,
-    "loop.iteration": RunStepRecorder._replay_loop,
-    "llm.start": RunStepRecorder._replay_llm_start,
-    "llm.end": RunStepRecorder._replay_llm_end,
+    boundary_names.RUN_ENTRY: RunStepRecorder._replay_run_entry,
+    boundary_names.RUN_EXIT: RunStepRecorder._replay_run_exit,
+    boundary_names.SUBFLOW_ENTRY: RunStepRecorder._replay_subflow_entry,
+    boundary_names.SUBFLOW_EXIT: RunStepRecorder._replay_subflow_exit,
+    boundary_names.FORK_BRANCH: RunStepRecorder._replay_fork,
+    boundary_names.DECISION_BRANCH: RunStepRecorder._replay_decision,
+    boundary_names.LOOP_ITERATION: RunStepRecorder._replay_loop,
+    boundary_names.LLM_START: RunStepRecorder._replay_llm_start,
+    boundary_names.LLM_END: RunStepRecorder._replay_llm_end,
 }
 
 
@@ -519,7 +520,7 @@ def coalesce_fork_bursts(events: list[dict]) -> Iterator[dict | ForkBurst]:
                 if not closing:
                     yield from held
                     held.clear()
-        if event.get("type") != "fork.branch":
+        if event.get("type") != boundary_names.FORK_BRANCH:
             if closing:
                 held.append(event)
             else:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from recorders import boundary_names
 from recorders.catalogue import AGENT_TURN_END, ERROR_FATAL, LLM_END
 from recorders.loading import Recording
 
@@ -48,7 +49,7 @@ def _last(events: list, wanted: str) -> dict | None:
 
 
 def run_ending(recording: Recording) -> RunEnding:
-    exit_event = _last(recording.boundary_events, "run.exit")
+    exit_event = _last(recording.boundary_events, boundary_names.RUN_EXIT)
     error: str | None = None
     answer: str | None = None
     if exit_event is not None:

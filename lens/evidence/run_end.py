@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from recorders import boundary_names
 from recorders import catalogue as cat
 from recorders.evidence import EvidenceIndex
 from recorders.evidence.records import CONSUMER_SCOPE
@@ -158,9 +159,9 @@ def _root_boundaries(events: list[dict]) -> tuple[dict | None, dict | None]:
     entry = exit_ = None
     for event in events:
         kind = event.get("type") if isinstance(event, dict) else None
-        if kind == "run.entry" and entry is None:
+        if kind == boundary_names.RUN_ENTRY and entry is None:
             entry = event
-        elif kind == "run.exit":
+        elif kind == boundary_names.RUN_EXIT:
             exit_ = event
     return entry, exit_
 

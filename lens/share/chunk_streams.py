@@ -25,8 +25,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-CHUNK_TYPES = frozenset({"agentfootprint.stream.token",
-                         "agentfootprint.stream.thinking_delta"})
+from recorders.catalogue import LLM_TOKEN, THINKING_DELTA
+
+CHUNK_TYPES = frozenset({LLM_TOKEN, THINKING_DELTA})
 _REF = "$af:ref"
 _MAX_HOPS = 16  # references followed for one value (a packed file's are one or two deep)
 

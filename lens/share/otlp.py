@@ -66,8 +66,8 @@ file twice gives the same bytes.
 
 What this owns: the span tree and its attributes. What it does not: finding
 calls, tool calls and verdicts (the evidence index), the scopes' kinds (the
-lens projection), masking (:mod:`lens.share.redaction`), files and arguments
-(:mod:`lens.export_otlp`).
+lens projection), the attribute names (:mod:`lens.share.otlp_names`), masking
+(:mod:`lens.share.redaction`), files and arguments (:mod:`lens.export_otlp`).
 """
 
 from __future__ import annotations
@@ -79,10 +79,39 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+from recorders.catalogue import INTEGRITY_DISPOSITION
 from recorders.deep_parse import collector_paused
 from recorders.evidence import MESSAGES, SYSTEM_PROMPT, ModelCall, ToolCall
 from recorders.json_measure import json_length, json_start
 from recorders.values import ROOT_PATH, is_number, json_text
+from lens.share.otlp_names import (AGENTFOOTPRINT_CALL_ENDED, AGENTFOOTPRINT_EXPLAINING_FIELD,
+                                   AGENTFOOTPRINT_FINDING_FAMILY, AGENTFOOTPRINT_FINDING_KIND,
+                                   AGENTFOOTPRINT_FINDING_MEANING, AGENTFOOTPRINT_FINDING_WITHHELD,
+                                   AGENTFOOTPRINT_INTEGRITY_CHECKS_RAN,
+                                   AGENTFOOTPRINT_INTEGRITY_CHECKS_TOTAL,
+                                   AGENTFOOTPRINT_INTEGRITY_POSTURE,
+                                   AGENTFOOTPRINT_INTEGRITY_SUMMARY,
+                                   AGENTFOOTPRINT_ITERATION_INDEX, AGENTFOOTPRINT_LOOP_ITERATION,
+                                   AGENTFOOTPRINT_RUNTIME_STAGE_ID, AGENTFOOTPRINT_RUN_ID,
+                                   AGENTFOOTPRINT_RUN_RESUMED_AS, AGENTFOOTPRINT_SCOPE_KIND,
+                                   AGENTFOOTPRINT_SCOPE_NAME, AGENTFOOTPRINT_SCOPE_PATH,
+                                   AGENTFOOTPRINT_TIME_CLAMPED, AGENTFOOTPRINT_TIME_UNRECORDED,
+                                   AGENTFOOTPRINT_TOOL_ARGS_KEYS, AGENTFOOTPRINT_TOOL_CALL_COUNT,
+                                   AGENTFOOTPRINT_TOOL_ENDED, AGENTFOOTPRINT_TOOL_RESULT_TYPE,
+                                   AGENTFOOTPRINT_TURN_INDEX, AGENTFOOTPRINT_VERSION,
+                                   DEFAULT_SERVICE_NAME, ERROR_TYPE, ERROR_TYPE_OTHER,
+                                   GEN_AI_AGENT_NAME, GEN_AI_INPUT_MESSAGES, GEN_AI_OPERATION_NAME,
+                                   GEN_AI_OUTPUT_MESSAGES, GEN_AI_PROVIDER_NAME,
+                                   GEN_AI_REQUEST_MODEL, GEN_AI_RESPONSE_FINISH_REASONS,
+                                   GEN_AI_SYSTEM, GEN_AI_SYSTEM_INSTRUCTIONS,
+                                   GEN_AI_TOOL_CALL_ARGUMENTS, GEN_AI_TOOL_CALL_ID,
+                                   GEN_AI_TOOL_CALL_RESULT, GEN_AI_TOOL_NAME,
+                                   GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS,
+                                   GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS, GEN_AI_USAGE_INPUT_TOKENS,
+                                   GEN_AI_USAGE_OUTPUT_TOKENS, ITERATION_NUMBER,
+                                   OPENINFERENCE_CHAIN, OPENINFERENCE_SPAN_KIND, OPERATION_CHAT,
+                                   OPERATION_EXECUTE_TOOL, OPERATION_INVOKE_AGENT, SERVICE_NAME,
+                                   TELEMETRY_SDK_NAME, TOOL_NAME)
 
 if TYPE_CHECKING:
     from lens.run import OpenRun
@@ -216,26 +245,26 @@ class _TraceBuilder:
         holder = execution.span
         if execution.kind == AGENT and call.iteration is not None:
             # As the adapter names and marks its iteration spans.
-            attributes: dict[str, Any] = {"iteration.number": call.iteration,
-                                          "openinference.span.kind": "CHAIN"}
+            attributes: dict[str, Any] = {ITERATION_NUMBER: call.iteration,
+                                          OPENINFERENCE_SPAN_KIND: OPENINFERENCE_CHAIN}
             if call.tool_call_count is not None:
-                attributes["agentfootprint.tool_call.count"] = _integral(call.tool_call_count)
+                attributes[AGENTFOOTPRINT_TOOL_CALL_COUNT] = _integral(call.tool_call_count)
             holder = self._span(f"iteration|{call.id}", f"iteration:{call.iteration}",
                                 SPAN_KIND_INTERNAL, holder, attributes)
-        span = self._span(f"call|{call.id}", _joined("chat ", _window(call.model))
-                          if call.model else "chat",
+        span = self._span(f"call|{call.id}", _joined(OPERATION_CHAT + " ", _window(call.model))
+                          if call.model else OPERATION_CHAT,
                           SPAN_KIND_CLIENT, holder, _call_attributes(call))
         span.start_ms, span.end_ms = call.ts_start, call.ts_end
         if call.ts_end is None and call.ts_start is not None and is_number(call.duration_ms):
             span.end_ms = call.ts_start + call.duration_ms
         if call.failure is not None:
             span.error = call.failure
-            span.attributes["error.type"] = "_OTHER"
+            span.attributes[ERROR_TYPE] = ERROR_TYPE_OTHER
             root = self._run_root(execution)
             if root.error is None:
                 root.error = call.failure
         elif not call.ended:
-            span.attributes["agentfootprint.call.ended"] = False
+            span.attributes[AGENTFOOTPRINT_CALL_ENDED] = False
         if self.content:
             span.attributes.update(_call_contents(call, self.evidence.tool_calls))
         holder.calls.append(call)
@@ -249,7 +278,7 @@ class _TraceBuilder:
             # The end of a tool call that paused and resumed in a new run: the
             # index has it apart, the adapter closes the open span by its id.
             self._end_tool(started, tool)
-            started.attributes.pop("agentfootprint.tool.ended", None)
+            started.attributes.pop(AGENTFOOTPRINT_TOOL_ENDED, None)
             self.tool_spans[tool.id] = started
             return
         holder = self.call_holders.get(tool.requested_by) if tool.requested_by is not None \
@@ -257,23 +286,23 @@ class _TraceBuilder:
         if holder is None:
             holder = self._execution_for(tool.run_id, tool.scope, None, None).span
         name = _window(tool.name) if tool.name is not None else "tool"
-        attributes: dict[str, Any] = {"gen_ai.operation.name": "execute_tool",
-                                      "gen_ai.tool.name": name, "tool.name": name}
+        attributes: dict[str, Any] = {GEN_AI_OPERATION_NAME: OPERATION_EXECUTE_TOOL,
+                                      GEN_AI_TOOL_NAME: name, TOOL_NAME: name}
         if tool.tool_call_id is not None:
-            attributes["gen_ai.tool.call.id"] = tool.tool_call_id
+            attributes[GEN_AI_TOOL_CALL_ID] = tool.tool_call_id
         if tool.runtime_stage_id is not None:
-            attributes["agentfootprint.runtime_stage.id"] = tool.runtime_stage_id
+            attributes[AGENTFOOTPRINT_RUNTIME_STAGE_ID] = tool.runtime_stage_id
         if isinstance(tool.args, Mapping) and tool.args:
-            attributes["agentfootprint.tool.args.keys"] = _bounded_list(
+            attributes[AGENTFOOTPRINT_TOOL_ARGS_KEYS] = _bounded_list(
                 map(str, itertools.islice(tool.args, MAX_LIST_ITEMS)), len(tool.args))
         if self.content and "args" not in tool.missing:
-            attributes["gen_ai.tool.call.arguments"] = _text(tool.args)
-        span = self._span(f"tool|{tool.id}", _joined("execute_tool ", name), SPAN_KIND_INTERNAL,
-                          holder, attributes)
+            attributes[GEN_AI_TOOL_CALL_ARGUMENTS] = _text(tool.args)
+        span = self._span(f"tool|{tool.id}", _joined(OPERATION_EXECUTE_TOOL + " ", name),
+                          SPAN_KIND_INTERNAL, holder, attributes)
         span.start_ms = tool.ts_start
         self._end_tool(span, tool)
         if not tool.ended:
-            attributes["agentfootprint.tool.ended"] = False
+            attributes[AGENTFOOTPRINT_TOOL_ENDED] = False
             if tool.tool_call_id is not None:
                 self.unended_tools[tool.tool_call_id] = span
         self.tool_spans[tool.id] = span
@@ -285,12 +314,12 @@ class _TraceBuilder:
         if tool.ts_end is None and tool.ts_start is not None and is_number(tool.duration_ms):
             span.end_ms = tool.ts_start + tool.duration_ms
         if tool.has_result:
-            span.attributes["agentfootprint.tool.result.type"] = _json_type(tool.result)
+            span.attributes[AGENTFOOTPRINT_TOOL_RESULT_TYPE] = _json_type(tool.result)
             if self.content:
-                span.attributes["gen_ai.tool.call.result"] = _text(tool.result)
+                span.attributes[GEN_AI_TOOL_CALL_RESULT] = _text(tool.result)
         if tool.failed:
             span.error = _text(tool.result) if tool.has_result else "the tool failed"
-            span.attributes["error.type"] = "_OTHER"
+            span.attributes[ERROR_TYPE] = ERROR_TYPE_OTHER
 
     # ── scopes and their executions ──
 
@@ -354,7 +383,7 @@ class _TraceBuilder:
         if call.turn_index is not None:
             execution.turn_index = call.turn_index
             if execution.kind == AGENT:
-                execution.span.attributes.setdefault("agentfootprint.turn.index",
+                execution.span.attributes.setdefault(AGENTFOOTPRINT_TURN_INDEX,
                                                      call.turn_index)
 
     def _open_scope(self, run: Any, path: tuple[str, ...], parent: _Execution) -> _Execution:
@@ -366,7 +395,7 @@ class _TraceBuilder:
                           SPAN_KIND_INTERNAL, parent.span,
                           _scope_attributes(kind, name, path[1:], run))
         if parent.kind == LOOP:
-            span.attributes["agentfootprint.loop.iteration"] = parent.loop_iteration + 1
+            span.attributes[AGENTFOOTPRINT_LOOP_ITERATION] = parent.loop_iteration + 1
         execution = _Execution(span, kind, parent)
         parent.children_seen.add(path)
         self.open[(run, path)] = execution
@@ -380,7 +409,7 @@ class _TraceBuilder:
         resumed = self._resumed(call)
         if resumed is not None:
             self.roots[run] = resumed
-            resumed.span.attributes.setdefault("agentfootprint.run.resumed_as", []).append(run)
+            resumed.span.attributes.setdefault(AGENTFOOTPRINT_RUN_RESUMED_AS, []).append(run)
             return resumed
         kind, name = self.scopes.get(ROOT_PATH, (None, None))
         head = composition_path[0] if composition_path else None
@@ -438,30 +467,32 @@ class _TraceBuilder:
                 span = self.call_spans.get(finding.call)
             if span is None:
                 span = self._root_for(finding.run_id)
-            attributes: dict[str, Any] = {"agentfootprint.finding.kind": finding.kind,
-                                          "agentfootprint.finding.family": finding.family}
+            attributes: dict[str, Any] = {AGENTFOOTPRINT_FINDING_KIND: finding.kind,
+                                          AGENTFOOTPRINT_FINDING_FAMILY: finding.family}
             if finding.meaning:
-                attributes["agentfootprint.finding.meaning"] = finding.meaning
+                attributes[AGENTFOOTPRINT_FINDING_MEANING] = finding.meaning
             domain = finding.short.partition(".")[0]
             withheld = []
             for word, value in finding.explained:
                 if word in CONTENT_WORDS and not self.content:
                     withheld.append(word)
                 else:  # as finding.words has it, never written whole
-                    attributes[f"agentfootprint.{domain}.{_snake(word)}"] = _text(value)
+                    key = AGENTFOOTPRINT_EXPLAINING_FIELD.format(domain=domain,
+                                                                 field=_snake(word))
+                    attributes[key] = _text(value)
             if withheld:
-                attributes["agentfootprint.finding.withheld"] = withheld
+                attributes[AGENTFOOTPRINT_FINDING_WITHHELD] = withheld
             span.events.append((finding.type, finding.ts, attributes))
 
     def _add_integrity(self) -> None:
         for ledger in self.evidence.integrity:
-            attributes: dict[str, Any] = {"agentfootprint.integrity.summary": ledger.summary,
-                                          "agentfootprint.integrity.checks_ran": ledger.ran,
-                                          "agentfootprint.integrity.checks_total": ledger.total}
+            attributes: dict[str, Any] = {AGENTFOOTPRINT_INTEGRITY_SUMMARY: ledger.summary,
+                                          AGENTFOOTPRINT_INTEGRITY_CHECKS_RAN: ledger.ran,
+                                          AGENTFOOTPRINT_INTEGRITY_CHECKS_TOTAL: ledger.total}
             if ledger.posture is not None:
-                attributes["agentfootprint.integrity.posture"] = ledger.posture
+                attributes[AGENTFOOTPRINT_INTEGRITY_POSTURE] = ledger.posture
             self._root_for(ledger.run_id).events.append(
-                ("agentfootprint.integrity.disposition", None, attributes))
+                (INTEGRITY_DISPOSITION, None, attributes))
 
     def _root_for(self, run: Any) -> _Span:
         """The run's root span; for a run without calls (the application's own
@@ -476,7 +507,7 @@ class _TraceBuilder:
         for span in self.spans:
             agent = span
             while agent is not None and \
-                    agent.attributes.get("gen_ai.operation.name") != "invoke_agent":
+                    agent.attributes.get(GEN_AI_OPERATION_NAME) != OPERATION_INVOKE_AGENT:
                 agent = agent.parent
             if agent is not None and span.calls:
                 per_agent.setdefault(id(agent), (agent, []))[1].extend(span.calls)
@@ -484,11 +515,11 @@ class _TraceBuilder:
             calls.sort(key=lambda c: c.id)
             first = calls[0]
             if first.provider is not None:
-                agent.attributes.setdefault("gen_ai.provider.name", first.provider)
+                agent.attributes.setdefault(GEN_AI_PROVIDER_NAME, first.provider)
             if first.model is not None:
-                agent.attributes.setdefault("gen_ai.request.model", first.model)
-            for key, index in (("gen_ai.usage.input_tokens", 0),
-                               ("gen_ai.usage.output_tokens", 1)):
+                agent.attributes.setdefault(GEN_AI_REQUEST_MODEL, first.model)
+            for key, index in ((GEN_AI_USAGE_INPUT_TOKENS, 0),
+                               (GEN_AI_USAGE_OUTPUT_TOKENS, 1)):
                 counts = [c.tokens[index] for c in calls if c.tokens[index] is not None]
                 if counts:
                     agent.attributes[key] = _integral(sum(counts))
@@ -515,7 +546,7 @@ def _tool_position(tool: ToolCall, calls: tuple[ModelCall, ...]) -> int:
 
 def _scope_span_name(kind: str | None, name: str) -> str:
     if kind == AGENT:
-        return _joined("invoke_agent ", name)
+        return _joined(OPERATION_INVOKE_AGENT + " ", name)
     return _joined(f"{_PRIMITIVE.get(kind or '', 'scope')} ", name)
 
 
@@ -523,45 +554,45 @@ def _scope_attributes(kind: str | None, name: str, path: tuple[str, ...],
                       run: Any) -> dict[str, Any]:
     attributes: dict[str, Any] = {}
     if kind == AGENT:
-        attributes.update({"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name})
+        attributes.update({GEN_AI_OPERATION_NAME: OPERATION_INVOKE_AGENT, GEN_AI_AGENT_NAME: name})
     else:
-        attributes["openinference.span.kind"] = "CHAIN"
+        attributes[OPENINFERENCE_SPAN_KIND] = OPENINFERENCE_CHAIN
     if kind is not None:
-        attributes["agentfootprint.scope.kind"] = _PRIMITIVE.get(kind, kind)
-    attributes["agentfootprint.scope.name"] = name
+        attributes[AGENTFOOTPRINT_SCOPE_KIND] = _PRIMITIVE.get(kind, kind)
+    attributes[AGENTFOOTPRINT_SCOPE_NAME] = name
     if path:
-        attributes["agentfootprint.scope.path"] = list(path)
+        attributes[AGENTFOOTPRINT_SCOPE_PATH] = list(path)
     if isinstance(run, str):
-        attributes["agentfootprint.run.id"] = run
+        attributes[AGENTFOOTPRINT_RUN_ID] = run
     return attributes
 
 
 def _call_attributes(call: ModelCall) -> dict[str, Any]:
-    attributes: dict[str, Any] = {"gen_ai.operation.name": "chat"}
+    attributes: dict[str, Any] = {GEN_AI_OPERATION_NAME: OPERATION_CHAT}
     if call.model is not None:
-        attributes["gen_ai.request.model"] = call.model
+        attributes[GEN_AI_REQUEST_MODEL] = call.model
     if call.provider is not None:
-        attributes["gen_ai.provider.name"] = call.provider
-        attributes["gen_ai.system"] = call.provider
+        attributes[GEN_AI_PROVIDER_NAME] = call.provider
+        attributes[GEN_AI_SYSTEM] = call.provider
     tokens_in, tokens_out = call.tokens
     if tokens_in is not None:
-        attributes["gen_ai.usage.input_tokens"] = _integral(tokens_in)
+        attributes[GEN_AI_USAGE_INPUT_TOKENS] = _integral(tokens_in)
     if tokens_out is not None:
-        attributes["gen_ai.usage.output_tokens"] = _integral(tokens_out)
+        attributes[GEN_AI_USAGE_OUTPUT_TOKENS] = _integral(tokens_out)
     if isinstance(call.usage, Mapping):
-        for key, keys in (("gen_ai.usage.cache_read.input_tokens", _CACHE_READ_KEYS),
-                          ("gen_ai.usage.cache_creation.input_tokens", _CACHE_WRITE_KEYS)):
+        for key, keys in ((GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS, _CACHE_READ_KEYS),
+                          (GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS, _CACHE_WRITE_KEYS)):
             value = next((call.usage[k] for k in keys if is_number(call.usage.get(k))), None)
             if value is not None:
                 attributes[key] = _integral(value)
     if call.stop_reason is not None:
-        attributes["gen_ai.response.finish_reasons"] = [call.stop_reason]
+        attributes[GEN_AI_RESPONSE_FINISH_REASONS] = [call.stop_reason]
     if call.iteration is not None:
-        attributes["agentfootprint.iteration.index"] = call.iteration
+        attributes[AGENTFOOTPRINT_ITERATION_INDEX] = call.iteration
     if call.tool_call_count is not None:
-        attributes["agentfootprint.tool_call.count"] = _integral(call.tool_call_count)
+        attributes[AGENTFOOTPRINT_TOOL_CALL_COUNT] = _integral(call.tool_call_count)
     if call.runtime_stage_id is not None:
-        attributes["agentfootprint.runtime_stage.id"] = call.runtime_stage_id
+        attributes[AGENTFOOTPRINT_RUNTIME_STAGE_ID] = call.runtime_stage_id
     return attributes
 
 
@@ -573,7 +604,7 @@ def _call_contents(call: ModelCall, tools: tuple[ToolCall, ...]) -> dict[str, An
         parts = [{"type": "text", "content": piece.content} for piece in system.pieces
                  if piece.content is not None]
         if parts:
-            attributes["gen_ai.system_instructions"] = _text(parts)
+            attributes[GEN_AI_SYSTEM_INSTRUCTIONS] = _text(parts)
     messages = call.slots.get(MESSAGES)
     if messages is not None:
         served = []
@@ -588,9 +619,9 @@ def _call_contents(call: ModelCall, tools: tuple[ToolCall, ...]) -> dict[str, An
                 part = {"type": "text", "content": piece.content}
             served.append({"role": role, "parts": [part]})
         if served:
-            attributes["gen_ai.input.messages"] = _text(served)
+            attributes[GEN_AI_INPUT_MESSAGES] = _text(served)
     elif call.user_prompt is not None:
-        attributes["gen_ai.input.messages"] = _text(
+        attributes[GEN_AI_INPUT_MESSAGES] = _text(
             [{"role": "user", "parts": [{"type": "text", "content": call.user_prompt}]}])
     if call.ended:
         parts: list[dict[str, Any]] = []
@@ -603,7 +634,7 @@ def _call_contents(call: ModelCall, tools: tuple[ToolCall, ...]) -> dict[str, An
         message: dict[str, Any] = {"role": "assistant", "parts": parts}
         if call.stop_reason is not None:
             message["finish_reason"] = call.stop_reason
-        attributes["gen_ai.output.messages"] = _text([message])
+        attributes[GEN_AI_OUTPUT_MESSAGES] = _text([message])
     return attributes
 
 
@@ -638,9 +669,9 @@ def _settle_times(spans: list[_Span]) -> None:
             span.end_ms = span.start_ms
         if any(_within_otlp(ms) != ms for ms in (span.start_ms, span.end_ms)):
             # A recorded time OTLP cannot carry (before 1970, after 2554).
-            span.attributes["agentfootprint.time.clamped"] = True
+            span.attributes[AGENTFOOTPRINT_TIME_CLAMPED] = True
         if span.unrecorded:
-            span.attributes["agentfootprint.time.unrecorded"] = list(span.unrecorded)
+            span.attributes[AGENTFOOTPRINT_TIME_UNRECORDED] = list(span.unrecorded)
 
 
 def _unix_nano(ms: float) -> str:
@@ -691,12 +722,12 @@ def _wire(open_run: OpenRun, spans: list[_Span],
             status["message"] = _noted(span.error, status, "message", long)
             wire["status"] = status
         wire_spans.append(wire)
-    resource = {"service.name": _service_name(spans),
-                "agentfootprint.run.id": open_run.run_id,
-                "telemetry.sdk.name": SCOPE_NAME}
+    resource = {SERVICE_NAME: _service_name(spans),
+                AGENTFOOTPRINT_RUN_ID: open_run.run_id,
+                TELEMETRY_SDK_NAME: SCOPE_NAME}
     producer = open_run.recording.producer
     if isinstance(producer, Mapping) and isinstance(producer.get("agentfootprintVersion"), str):
-        resource["agentfootprint.version"] = producer["agentfootprintVersion"]
+        resource[AGENTFOOTPRINT_VERSION] = producer["agentfootprintVersion"]
     return {"resourceSpans": [{
         "resource": {"attributes": _key_values(resource, long)},
         "scopeSpans": [{"scope": {"name": SCOPE_NAME, "version": _version()},
@@ -713,9 +744,9 @@ def _trace_seed(open_run: OpenRun) -> str:
 def _service_name(spans: list[_Span]) -> str:
     for span in spans:
         if span.parent is None:
-            name = span.attributes.get("agentfootprint.scope.name", "agentfootprint")
+            name = span.attributes.get(AGENTFOOTPRINT_SCOPE_NAME, DEFAULT_SERVICE_NAME)
             return name if isinstance(name, str) else str(name)
-    return "agentfootprint"
+    return DEFAULT_SERVICE_NAME
 
 
 def _hex_id(seed: str, size: int) -> str:

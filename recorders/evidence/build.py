@@ -52,6 +52,7 @@ import math
 from dataclasses import fields as dataclass_fields, replace
 from typing import Any, Iterable, Mapping
 
+from recorders import boundary_names
 from recorders.counting import counted
 from recorders.evidence.run_groups import run_groups
 from recorders.evidence.records import (
@@ -111,11 +112,11 @@ _FINAL_SEGMENT = "final"
 
 # Boundary event type -> typed short name, for the boundary-only fallback.
 _BOUNDARY_AS_TYPED = {
-    "llm.start": short_name(LLM_START),
-    "llm.end": short_name(LLM_END),
-    "tool.start": short_name(TOOL_START),
-    "tool.end": short_name(TOOL_END),
-    "context.injected": short_name(CONTEXT_INJECTED),
+    boundary_names.LLM_START: short_name(LLM_START),
+    boundary_names.LLM_END: short_name(LLM_END),
+    boundary_names.TOOL_START: short_name(TOOL_START),
+    boundary_names.TOOL_END: short_name(TOOL_END),
+    boundary_names.CONTEXT_INJECTED: short_name(CONTEXT_INJECTED),
 }
 # Short names that label notes and search entries.
 _SKILL_REJECTED_NOTE = short_name(SKILL_REJECTED)
@@ -326,11 +327,11 @@ class _Builder:
             if not isinstance(event, dict):
                 continue
             kind = event.get("type")
-            if kind == "llm.start":
+            if kind == boundary_names.LLM_START:
                 rid, ts = event.get("runtimeStageId"), event.get("ts")
                 if isinstance(rid, str) and is_number(ts):
                     seen.add((rid, ts))
-            elif kind == "decision.branch":
+            elif kind == boundary_names.DECISION_BRANCH:
                 rationale = event.get("rationale")
                 if isinstance(rationale, str) and rationale:
                     self.entries.append(SearchEntry(

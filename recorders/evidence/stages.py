@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from recorders import boundary_names
 from recorders.values import is_number as _is_number, number_or_none
 
 
@@ -69,10 +70,10 @@ def stage_events(boundary_events: list, typed_events: list, shown_run: Any, *,
         if rid not in first_ts:
             first_ts[rid] = ts
         kind = event.get("type")
-        if kind == "run.entry":
+        if kind == boundary_names.RUN_ENTRY:
             if started is None:
                 started = ts
-        elif kind == "run.exit":
+        elif kind == boundary_names.RUN_EXIT:
             ended = ts
     typed_at: dict[str, list[int]] = {}
     for position, event in enumerate(typed_events):
