@@ -22,8 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from recorders.lineage import DELIM, Lineage, NoCommitLog, snapshot_of
-from recorders.lineage._js import deep_equal, own_get
+from recorders.lineage import DELIM, Lineage, NoCommitLog, deep_equal, own_get, snapshot_of
 from lens.event_places import BOUNDARY, TYPED, EventPlaces
 from lens.run import DEFAULT_PROFILE, OpenRun
 from lens.step_places import StepPlace
