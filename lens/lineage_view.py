@@ -229,3 +229,18 @@ def answer_key(lineage: Lineage, final_answer: Any, shared_state: Any = None) ->
             if best is None or positions[-1] > best[0]:
                 best = (positions[-1], key)
     return None if best is None else best[1]
+
+
+def snapshot_note(runs_in_file: int, run_id: str | None,
+                  snapshot_run_id: str | None) -> str | None:
+    """For a file holding several runs, which run the commit log describes:
+    the engine writes one snapshot, at the end of the last run, and the steps
+    show that run too (:mod:`lens.placement`). None for a file of one run.
+    The ids are recording text."""
+    if runs_in_file <= 1:
+        return None
+    engine = f" (engine run {snapshot_run_id})" if snapshot_run_id else ""
+    shown = f"run {run_id}" if run_id else "the last run"
+    return (f"This file holds {runs_in_file} runs and one snapshot: the commit log traced here "
+            f"is the last run's, {shown}{engine}, the run the steps show. The earlier runs' "
+            "writes and reads are not in it.")
