@@ -58,6 +58,9 @@ class StagePlaces:
         self._places = places or EventPlaces.for_run(run, profile)
         self._typed: dict[str, int] = {}
         self._boundary: dict[str, int] = {}
+        # A stage's step, once found: placing an event by its time walks the
+        # run's steps, and the panel, open as the user steps, asks again per move.
+        self._found: dict[str, StepPlace | None] = {}
         for index, event in enumerate(run.recording.typed_events):
             meta = event.get("meta") if isinstance(event, dict) else None
             rid = meta.get("runtimeStageId") if isinstance(meta, dict) else None
@@ -74,6 +77,11 @@ class StagePlaces:
     def step_of(self, runtime_stage_id: Any) -> StepPlace | None:
         if not isinstance(runtime_stage_id, str):
             return None
+        if runtime_stage_id not in self._found:
+            self._found[runtime_stage_id] = self._place(runtime_stage_id)
+        return self._found[runtime_stage_id]
+
+    def _place(self, runtime_stage_id: str) -> StepPlace | None:
         for stream, found in ((TYPED, self._typed), (BOUNDARY, self._boundary)):
             if runtime_stage_id in found:
                 placed = self._places.step_of(stream, found[runtime_stage_id])
