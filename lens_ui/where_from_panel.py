@@ -90,6 +90,18 @@ def where_from_asked() -> bool:
     return WHERE_FROM_ASKED in st.session_state
 
 
+def where_from_first(run: LoadedRun, position: int) -> bool:
+    """Whether the part leads This step: on the step where an entry of the
+    served context opened it (else, below the step's detail, it would open
+    out of sight in the pane's own scroll)."""
+    asked = st.session_state.get(WHERE_FROM_ASKED)
+    if asked is not None:
+        return asked[0] == run.source.key
+    origin = st.session_state.get(WHERE_FROM_ORIGIN)
+    return (bool(st.session_state.get(WHERE_FROM_TOGGLE)) and origin is not None
+            and origin[0] == run.source.key and origin[3] == position)
+
+
 def go_to_place(path: tuple[str, ...], index: int, count: int) -> None:
     """A button's callback: drill to the stage's scope if needed, move the slider."""
     if tuple(path) != session.current_drill():
