@@ -30,6 +30,7 @@ PREVIEW_CHARS = 60
 NAME_CHARS = 40
 HOVER_LINES = 4   # moments listed in one point's hover; the rest are counted
 HEIGHT_PX = 170
+TICK_EVERY_STEP_UP_TO = 20
 
 
 @dataclass(frozen=True)
@@ -104,10 +105,13 @@ def key_timeline_figure(chart: KeyChart) -> go.Figure:
                         line=dict(color=colour, width=1.5)),
             showlegend=False))
     count = max(chart.step_count, 1)
+    rows = [row for row in (READS, WRITES) if any(p.row == row for p in chart.points)]
     layout = dict(
+        # Every step numbered while the numbers fit the narrow pane, as the slider counts.
         xaxis=dict(title=dict(text="step (as on the slider)"), range=[0.5, count + 0.5],
-                   tickformat="d", showgrid=True, zeroline=False, fixedrange=True),
-        yaxis=dict(type="category", categoryorder="array", categoryarray=[READS, WRITES],
+                   tickformat="d", dtick=1 if count <= TICK_EVERY_STEP_UP_TO else None,
+                   showgrid=True, zeroline=False, fixedrange=True),
+        yaxis=dict(type="category", categoryorder="array", categoryarray=rows,
                    fixedrange=True),
         shapes=[dict(type="line", xref="x", yref="paper", x0=chart.current_index + 1,
                      x1=chart.current_index + 1, y0=0, y1=1,

@@ -196,6 +196,15 @@ def test_a_served_piece_opens_where_from_on_the_key_holding_its_text(app):
     assert caption(at).startswith("step 2 of 10")  # the slider stays on the call's step
     assert ("Opened from the served context: piece 0 of the Messages slot of model call 1."
             in [c.value for c in at.caption])
+    # On that step the part leads the pane (below the step's detail it would open out of sight).
+    toggles = [t.label for t in at.toggle]
+    assert toggles.index(WHERE_FROM_LABEL) < toggles.index(next(
+        label for label in toggles if label.startswith("Stage facts")))
+    at.button(key="lens.next").click().run()
+    no_exception(at)
+    toggles = [t.label for t in at.toggle]
+    assert toggles.index(WHERE_FROM_LABEL) > toggles.index(next(
+        label for label in toggles if label.startswith("Stage facts")))
 
 
 def test_the_final_output_opens_where_from_on_the_answer_key(app):
