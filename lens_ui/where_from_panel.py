@@ -20,8 +20,8 @@ import streamlit as st
 
 from recorders.run_step import RunStep
 from lens.key_timeline_figure import key_chart, key_timeline_figure
-from lens.lineage_view import (NO_COMMIT_LOG, RunLineage, StageRow, StagePlaces, key_for_step,
-                               key_label, lineage_of, snapshot_note, where_from)
+from lens.lineage_view import (NO_COMMIT_LOG, RunLineage, StageRow, StagePlaces, WhereFrom,
+                               key_for_step, key_label, lineage_of, snapshot_note, where_from)
 from lens.value_keys import ValueIndex
 from lens.scopes import ROOT
 from lens.step_places import StepPlace
@@ -51,8 +51,9 @@ BYTES_GONE_WORDS = ("The run's file can no longer be read, so its commit log can
                     "open the file again.")
 STAGE_PLACES_PER_JSON_BYTE = 0.02
 # The value index keeps a list entry per string the commit log writes (the
-# strings themselves are the lineage's): about 0.1 byte per byte of JSON.
-VALUE_INDEX_PER_JSON_BYTE = 0.1
+# strings themselves are the lineage's): measured 0.22 bytes per byte of JSON
+# on the largest corpus run (tracemalloc, large-agent-300-tool-calls).
+VALUE_INDEX_PER_JSON_BYTE = 0.25
 
 
 def run_lineage(run: LoadedRun) -> RunLineage | str | None:
@@ -201,7 +202,7 @@ def where_from_part(run: LoadedRun, steps: Sequence[RunStep], position: int, key
     st.markdown(f"**Timeline** ({plural(len(view.timeline), 'moment')}"
                 ": its writes and reads on the slider's steps)")
     if view.timeline:
-        _timeline_chart(run, lineage, view, steps, position, key)
+        _timeline_chart(lineage, view, steps, position, key)
         if st.toggle("Timeline table, in commit order", key=WHERE_FROM_TABLE):
             table = pd.DataFrame([(row.commit, row.what, _stage(row), _where(row.place))
                                   for row in view.timeline],
@@ -216,7 +217,7 @@ def where_from_part(run: LoadedRun, steps: Sequence[RunStep], position: int, key
         st.caption("  \n".join(view.notes))
 
 
-def _timeline_chart(run: LoadedRun, lineage: RunLineage, view, steps: Sequence[RunStep],
+def _timeline_chart(lineage: RunLineage, view: WhereFrom, steps: Sequence[RunStep],
                     position: int, key: str) -> None:
     """The key's moments as points on the slider's steps; a click goes to a point's step."""
     path = tuple(session.current_drill())

@@ -99,3 +99,9 @@ def test_the_final_answer_opens_where_from_on_its_key(lens):
     hover = lens.page.locator(".hoverlayer .hovertext").first
     expect(hover).to_contain_text("CallLLM")
     lens.page.screenshot(path=str(lens.screenshot_dir / "where-from-answer-hover-1280x720.png"))
+    # A click on the first write goes to its step, as the table's step column names it.
+    first = chart.locator("svg .scatterlayer .trace").first.locator(".point").first
+    box = first.bounding_box()
+    assert box is not None
+    lens.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    lens.wait_for_step(2)
