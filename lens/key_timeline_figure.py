@@ -26,7 +26,7 @@ WRITES, READS = "writes", "reads"
 WRITE_COLOUR = "#7048e8"
 READ_COLOUR = "#868e96"
 CURRENT_COLOUR = "#d9480f"
-PREVIEW_CHARS = 60
+PREVIEW_CHARS = 44  # a hover line fits the narrow detail pane (about 50 characters wide)
 NAME_CHARS = 40
 HOVER_LINES = 4   # moments listed in one point's hover; the rest are counted
 HEIGHT_PX = 170
@@ -133,9 +133,9 @@ def _hover(point: KeyPoint) -> str:
     for moment, preview in list(zip(point.moments, point.previews))[:HOVER_LINES]:
         stage = plot_text(one_line(moment.stage_name or "(unnamed stage)", NAME_CHARS))
         line = f"commit {moment.commit} · {plot_text(moment.what)} by {stage}"
-        if preview:
-            line += f" → {plot_text(one_line(preview, PREVIEW_CHARS))}"
         lines.append(line)
+        if preview:  # on a line of its own: beside the stage it ran off the pane's edge
+            lines.append(f"→ {plot_text(one_line(preview, PREVIEW_CHARS))}")
     if len(point.moments) > HOVER_LINES:
         lines.append(f"and {len(point.moments) - HOVER_LINES} more (the table lists them)")
     return "<br>".join(lines)
