@@ -23,8 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from recorders import boundary_names
-from recorders.lineage import DELIM, Lineage, NoCommitLog, snapshot_of
-from recorders.lineage._js import deep_equal, own_get
+from recorders.lineage import DELIM, Lineage, NoCommitLog, deep_equal, own_get, snapshot_of
 from lens.event_places import BOUNDARY, TYPED, EventPlaces
 from lens.run import DEFAULT_PROFILE, OpenRun
 from lens.step_places import StepPlace
@@ -59,6 +58,9 @@ class StagePlaces:
         self._places = places or EventPlaces.for_run(run, profile)
         self._typed: dict[str, int] = {}
         self._boundary: dict[str, int] = {}
+        # A stage's step, once found: placing an event by its time walks the
+        # run's steps, and the panel, open as the user steps, asks again per move.
+        self._found: dict[str, StepPlace | None] = {}
         for index, event in enumerate(run.recording.typed_events):
             meta = event.get("meta") if isinstance(event, dict) else None
             rid = meta.get("runtimeStageId") if isinstance(meta, dict) else None
@@ -75,6 +77,11 @@ class StagePlaces:
     def step_of(self, runtime_stage_id: Any) -> StepPlace | None:
         if not isinstance(runtime_stage_id, str):
             return None
+        if runtime_stage_id not in self._found:
+            self._found[runtime_stage_id] = self._place(runtime_stage_id)
+        return self._found[runtime_stage_id]
+
+    def _place(self, runtime_stage_id: str) -> StepPlace | None:
         for stream, found in ((TYPED, self._typed), (BOUNDARY, self._boundary)):
             if runtime_stage_id in found:
                 placed = self._places.step_of(stream, found[runtime_stage_id])
@@ -230,3 +237,18 @@ def answer_key(lineage: Lineage, final_answer: Any, shared_state: Any = None) ->
             if best is None or positions[-1] > best[0]:
                 best = (positions[-1], key)
     return None if best is None else best[1]
+
+
+def snapshot_note(runs_in_file: int, run_id: str | None,
+                  snapshot_run_id: str | None) -> str | None:
+    """For a file holding several runs, which run the commit log describes:
+    the engine writes one snapshot, at the end of the last run, and the steps
+    show that run too (:mod:`lens.placement`). None for a file of one run.
+    The ids are recording text."""
+    if runs_in_file <= 1:
+        return None
+    engine = f" (engine run {snapshot_run_id})" if snapshot_run_id else ""
+    shown = f"run {run_id}" if run_id else "the last run"
+    return (f"This file holds {runs_in_file} runs and one snapshot: the commit log traced here "
+            f"is the last run's, {shown}{engine}, the run the steps show. The earlier runs' "
+            "writes and reads are not in it.")

@@ -38,6 +38,9 @@ from lens_ui.render import facts_text, long_text
 from lens_ui.view_switch import view_switch
 
 Navigate = Callable[[int], None]
+# Drawn under a served piece (slot, its number in the slot) or under the
+# output (slot None): the caller's entry into where the value came from.
+ValueSource = Callable[[str | None, int | None, str], None]
 # How a link names its step: ``step_label(position)`` -> Markdown-safe text such
 # as "3 of 10" (the app's words; recording names in it must be escaped).
 StepLabel = Callable[[int], str]
@@ -61,11 +64,13 @@ def render_served_context(index: EvidenceIndex, step: Any, on_navigate: Navigate
                           call_id: int | None = None,
                           key: str = "evidence-served", tabs_key: str | None = None,
                           facts_key: str | None = None, step_label: StepLabel | None = None,
-                          heading: bool = True) -> ServedContext | None:
+                          heading: bool = True,
+                          value_source: ValueSource | None = None) -> ServedContext | None:
     """The served-context panel for a slider position (``step``: its position
     in ``steps``, or the RunStep itself), or for ``call_id`` directly. Without
     ``heading`` where the page already names it (the detail pane's switch).
-    ``facts_key`` keys the call-facts toggle (one key keeps it open across calls)."""
+    ``facts_key`` keys the call-facts toggle (one key keeps it open across calls).
+    ``value_source`` draws an entry under each piece shown whole and the output."""
     steps = steps if steps is not None else []
     smap = step_map or StepMap(index, steps)
     note = None
@@ -94,9 +99,10 @@ def render_served_context(index: EvidenceIndex, step: Any, on_navigate: Navigate
                          shown_as=SERVED_TAB_BUTTONS)
     for name, panel in zip(SERVED_TABS[:3], model.slots[:3]):
         if chosen == name:
-            _render_slot(panel, on_navigate, steps, f"{key}-{panel.slot}", step_label)
+            _render_slot(panel, on_navigate, steps, f"{key}-{panel.slot}", step_label,
+                         value_source)
     if chosen == SERVED_TABS[3]:
-        _render_output(model, on_navigate, steps, f"{key}-out")
+        _render_output(model, on_navigate, steps, f"{key}-out", value_source)
     elif chosen == SERVED_TABS[4]:
         _render_delta(model.delta, f"{key}-delta")
     elif chosen == SERVED_TABS[5]:
@@ -293,7 +299,8 @@ def render_search(index: EvidenceIndex, on_navigate: Navigate, *,
 
 
 def _render_slot(panel: SlotPanel, on_navigate: Navigate, steps: Sequence[Any],
-                 key: str, step_label: StepLabel | None = None) -> None:
+                 key: str, step_label: StepLabel | None = None,
+                 value_source: ValueSource | None = None) -> None:
     st.caption(f"{panel.title}: {panel.status}.")
     st.caption(f"Budget: {panel.budget}.")
     for note in panel.notes:
@@ -339,13 +346,17 @@ def _render_slot(panel: SlotPanel, on_navigate: Navigate, steps: Sequence[Any],
             if row.nav is not None:
                 _nav_button(row.nav, on_navigate, f"{key}-go-{n}", steps, "Source: step",
                             step_label=step_label)
+            if value_source is not None:
+                value_source(panel.slot, n, f"{key}-from-{n}")
 
 
 def _render_output(model: ServedContext, on_navigate: Navigate, steps: Sequence[Any],
-                   key: str) -> None:
+                   key: str, value_source: ValueSource | None = None) -> None:
     st.caption(f"Output: {model.output_status}.")
     if model.output is not None:
         long_text(model.output, f"{key}-full")
+        if value_source is not None:
+            value_source(None, None, f"{key}-from")
     st.caption(model.usage)
     if model.failure is not None:
         st.error("A fatal error was recorded while this call was open:")

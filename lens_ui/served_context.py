@@ -7,21 +7,32 @@ source link moves the slider, drilling into another scope when the step lives
 there. On any other step, one line and a link to the last model call before
 it. Under the reference projection, which shows no model calls as steps, the
 panel shows the last call that started before the step and says so.
+
+Under each piece shown whole and under the output, a "Where from?" entry: the
+state key whose write holds that text (:mod:`lens.value_keys`), and a button
+opening the Where from? part on it; where no key holds it, one line saying so.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable, Sequence
 
 import streamlit as st
 
+from recorders.evidence import ModelCall
 from recorders.projections import DEFAULT_PROFILE
 from recorders.run_step import RunStep
+from lens.evidence.delta import SLOT_TITLES
 from lens.evidence.nav import nav_for_call
+from lens.lineage_view import NO_COMMIT_LOG, RunLineage
+from lens.value_keys import INPUT, OUTPUT, NoMatch, match_words
 from lens_ui import session
 from lens_ui.evidence_panel import render_served_context as served_panel
 from lens_ui.evidence_tabs import REFERENCE_NOTE, EvidenceLinks, walk_back_from
 from lens_ui.runs import LoadedRun
+from lens_ui.where_from_panel import (BYTES_GONE_WORDS, WHERE_FROM_LABEL, ask_where_from,
+                                      run_lineage, value_index)
 
 SERVED_KEY = "lens.served"
 SERVED_TABS_KEY = f"{SERVED_KEY}.tabs"  # one for the run: the chosen tab stays as the slider moves
@@ -55,7 +66,9 @@ def render_served_context(run: LoadedRun, steps: Sequence[RunStep], position: in
         model = served_panel(index, position, links.go, steps=links.steps,
                              step_map=links.step_map, key=f"{SERVED_KEY}.{call_id}",
                              tabs_key=SERVED_TABS_KEY, facts_key=SERVED_FACTS_KEY,
-                             step_label=links.label, heading=False)
+                             step_label=links.label, heading=False,
+                             value_source=partial(_where_from_entry, run,
+                                                  index.calls[call_id]))
         if model is not None:
             st.button("Walk back from this call's output", key=f"{SERVED_KEY}.backtrack",
                       on_click=walk_back_from, args=(run.source.key, model.call_id),
@@ -76,3 +89,39 @@ def _not_a_model_call(links: EvidenceLinks, position: int) -> None:
         st.button(f"Last model call before this step: step {links.label(nav.step)}"
                   + ("" if nav.exact else " (nearest)"),
                   key=f"{SERVED_KEY}.previous_call", on_click=links.go, args=(nav.step,))
+
+
+def _where_from_entry(run: LoadedRun, call: ModelCall, slot: str | None, number: int | None,
+                      key: str) -> None:
+    """Under a served piece (``slot``, its ``number``) or the output (``slot``
+    None): the state key holding its text and a button to its Where from?, or
+    one line saying why none is named."""
+    lineage = run_lineage(run)
+    if not isinstance(lineage, RunLineage):
+        why = NO_COMMIT_LOG if lineage is None else BYTES_GONE_WORDS
+        st.caption(f"{WHERE_FROM_LABEL} {why}")
+        return
+    if call.in_boundary_log is False:
+        st.caption(f"{WHERE_FROM_LABEL} This call belongs to an earlier run of the file, and "
+                   "the file's one commit log is the last run's: no state key can be named.")
+        return
+    if slot is None:
+        text, served = call.output, OUTPUT
+        origin = f"the output of model call {call.id + 1}"
+    else:
+        piece = call.slots[slot].pieces[number]
+        text, served = piece.content, INPUT
+        shown = piece.position if isinstance(piece.position, int) else number
+        title = SLOT_TITLES.get(slot)  # another slot's name is recording text: not said
+        slot_words = f"the {title} slot" if title else "a slot of another name"
+        origin = f"piece {shown} of {slot_words} of model call {call.id + 1}"
+    found = value_index(run, lineage).key_holding(text, call.runtime_stage_id, served)
+    if isinstance(found, NoMatch):
+        st.caption(f"{WHERE_FROM_LABEL} {found.why}")
+        return
+    with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+        st.button(WHERE_FROM_LABEL, key=key, icon=":material/account_tree:",
+                  on_click=ask_where_from, args=(run.source.key, found.key, origin),
+                  help="Open Where from? (under This step) on this state key: the stages "
+                       "whose writes made its value, its timeline, and what it fed.")
+        st.text(match_words(found))  # the key and the stage are recording text

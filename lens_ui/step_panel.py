@@ -19,7 +19,7 @@ from lens_ui.render import FACT_CHARS, long_text, whole_json
 from lens_ui.runs import LoadedRun
 from lens_ui.served_context import render_served_context
 from lens_ui.view_switch import view_switch
-from lens_ui.where_from_panel import where_from_toggle
+from lens_ui.where_from_panel import where_from_asked, where_from_first, where_from_toggle
 
 EVENT_PICKER_LIMIT = 400
 SAID_CHARS = 200  # a cause's headline in the step detail; the whole of it is in Backtrack
@@ -47,6 +47,8 @@ def detail_pane(run: LoadedRun, steps: Sequence[RunStep], position: int, detail:
     slider's scope, ``position`` its index; ``on_navigate(i)`` moves the
     slider; ``said_here``: the likely causes linked to this step, as the
     step's view found them)."""
+    if where_from_asked():  # an entry in the served context opens This step's Where from?
+        st.session_state[DETAIL_PANE] = THIS_STEP
     pane = view_switch("Detail", DETAIL_PANES, DETAIL_PANE, wrap=True)
     with st.container(height=height, key="lens-step-detail"):
         if pane == SERVED:
@@ -61,10 +63,15 @@ def detail_pane(run: LoadedRun, steps: Sequence[RunStep], position: int, detail:
                            "other tools read (its \"wire form\").")
                 st.json(steps[position].to_wire(), expanded=True)
         else:
+            where_first = where_from_first(run, position)
+            if where_first:
+                with guarded_panel("where from"):
+                    where_from_toggle(run, steps, position, key)
             with guarded_panel("step detail"):
                 step_panel(detail, key, said_here=said_here)
-            with guarded_panel("where from"):
-                where_from_toggle(run, steps, position, key)
+            if not where_first:
+                with guarded_panel("where from"):
+                    where_from_toggle(run, steps, position, key)
 
 
 def step_panel(detail: StepDetail, key: str,

@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from recorders.lineage._js import MISSING, truthy, without_missing
+from recorders.lineage.js_semantics import MISSING, truthy, without_missing
 from recorders.lineage.log import CommitLog, step_key
 
 MAX_DEPTH = 20

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from recorders.lineage._js import MISSING, deep_equal, own_get, smart_merge, without_missing
+from recorders.lineage.js_semantics import MISSING, deep_equal, own_get, smart_merge, without_missing
 from recorders.lineage.log import DELIM, CommitLog
 
 

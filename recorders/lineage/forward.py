@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recorders.lineage import notes as say
-from recorders.lineage._js import MISSING, without_missing
+from recorders.lineage.js_semantics import MISSING, without_missing
 from recorders.lineage.log import CommitLog, first_after, in_range, last_before
 
 MAX_DEPTH = 20

@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Any
 
-from recorders.lineage._js import MISSING
+from recorders.lineage.js_semantics import MISSING
 from recorders.lineage.errors import NoCommitLog
 from recorders.lineage.reads import StepReads
 

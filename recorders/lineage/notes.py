@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from recorders.lineage._js import utf16_order
+from recorders.lineage.js_semantics import utf16_order
 
 KNOWN_KEYS_LISTED = 10  # how many known keys an unknown-key note names
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from recorders.lineage._js import object_keys, truthy
+from recorders.lineage.js_semantics import object_keys, truthy
 
 KIND = "execution-tree"  # the strategy name footprintjs reports for these reads
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from recorders.lineage import notes as say
-from recorders.lineage._js import MISSING, without_missing
+from recorders.lineage.js_semantics import MISSING, without_missing
 from recorders.lineage.log import CommitLog, last_before
 
 
