@@ -35,6 +35,7 @@ from archive.beneath import (GONE, NOT_PLAIN, SYMLINK, NotReadable, list_beneath
                              open_folder)
 from archive.errors import ArchiveError
 from recorders.errors import RecordingError
+from recorders.read import names
 from lens.evidence.causes import likely_causes
 from lens.follow import ENDED, RUNNING, STOPPED, WAITING, FollowedFile
 from lens.link import FOLLOW, is_archive_path
@@ -222,7 +223,7 @@ def _status(held: _Held) -> None:
     if open_calls:
         state = "running" if status == RUNNING else "never ended"
         st.text("\n".join(f"{state}: {one_line(str(call), 120)}" for call in open_calls[:8]))
-    if status == ENDED and summary.get("kind") == "event-stream":
+    if status == ENDED and summary.get("kind") == names.EVENT_STREAM:
         if _switch_to_full_recording(ref, summary.get("runId")):
             st.rerun()
 
@@ -240,7 +241,7 @@ def _grown(held: _Held) -> None:
         return
     _calls_and_timeline(held, run, summary)
     _causes(held, run, summary)
-    if summary.get("kind") != "event-stream":
+    if summary.get("kind") != names.EVENT_STREAM:
         steps = run.step_count()
         st.caption(f"The whole recording is read: {plural(steps, 'step')}.")
     if st.button("Open this file as it is now on the run page", key="lens.follow.open",
