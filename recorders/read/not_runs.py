@@ -1,7 +1,8 @@
 """Files agentfootprint writes about a run that are not runs, refused by name.
 
 A checkpoint, an AgentThinkingUI trace, a bug report's manifest, transcript
-or host file: each is recognised from its keys alone (never a file name) and refused with the
+or host file, and a replay of a run's state without its events: each is
+recognised from its keys alone (never a file name) and refused with the
 sentence that says what the file is and what to open instead.
 """
 
@@ -18,14 +19,20 @@ _OPEN_A_RUN = "open the run's recording, envelope, event stream, Trace or bug re
 READ_KINDS = ("a recording {snapshot, events, structure}, its envelope (plain or packed), "
               "an event stream (.ndjson), a Trace, an artifact-store entry, an audit "
               "bundle, a bug report .zip or a list of boundary events")
+# A replay's state: the commits and the subflows' results, with no events beside them.
+_REPLAY_KEYS = frozenset({"commits", "subflowResults"})
+# Keys by which another kind (an envelope, an artifact, an audit bundle, a typed
+# event, a Trace) is told apart: such a file is that kind's to read or refuse.
+_OTHER_KINDS_KEYS = frozenset({"format", "header", "type", "version", "records"})
 _OPEN_THE_ZIP = ("open the bug report .zip itself (or the envelope.json or recording.json "
                  "inside it) instead")
 
 
 class NotARun(RecordingError):
     """A file agentfootprint writes that is not a record of a run (a checkpoint,
-    a thinking trace, a bug report's manifest); the message says what it is
-    and what to open instead. It holds the message only."""
+    a thinking trace, a bug report's manifest, a replay's state without its
+    events); the message says what it is and what to open instead. It holds
+    the message only."""
 
 
 def not_a_run(document: Any) -> str | None:
@@ -52,6 +59,11 @@ def not_a_run(document: Any) -> str | None:
             and all(isinstance(c, dict) and "turns" in c for c in conversations)):
         return ("this is a bug report's conversation.json (the readable transcript), not "
                 f"a run; {_OPEN_THE_ZIP}")
+    if keys & _REPLAY_KEYS and not keys & _OTHER_KINDS_KEYS:
+        held = " and ".join(sorted(keys & _REPLAY_KEYS))
+        return (f"this holds a run's {held} (the state a BoundaryRecorder replay reads) "
+                "but no boundary event log, and Lens shows a run from its events: there is "
+                f"nothing here to show; {_OPEN_A_RUN}")
     if {"node", "platform", "arch"} <= keys:
         return ("this is a bug report's environment.json (the host that ran the run and "
                 f"the reporter's text), not a run; {_OPEN_THE_ZIP}")
