@@ -64,8 +64,6 @@ def read(document: dict, nested: NestedReader) -> Recording:
     return recording
 
 
-
-
 def notes(recording: Recording) -> list[str]:
     """What the file is, in a sentence for the loaded file's notes."""
     return ["an artifact-store entry (fileArtifacts, kind recording/run): the recording "

@@ -27,7 +27,6 @@ def read(document: dict, nested: NestedReader) -> Recording:
                       mended)
 
 
-
 def audit_runs(recording: Recording) -> list[Recording]:
     """An audit bundle's runs, one per ``meta.runId`` in order, each with the
     whole file's chain check (runs chain back to back in one log)."""
@@ -42,7 +41,6 @@ def audit_runs(recording: Recording) -> list[Recording]:
         run.source_chars = recording.source_chars
         runs.append(run)
     return runs
-
 
 
 def _audit_run(check: AuditCheck, events: list[dict], version: str | None, where: str,
@@ -64,5 +62,3 @@ def _audit_run(check: AuditCheck, events: list[dict], version: str | None, where
     if mended:
         recording.gaps.append(mended_gap(mended))
     return recording
-
-

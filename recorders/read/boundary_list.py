@@ -16,6 +16,7 @@ def is_boundary_list(document: Any) -> bool:
 
 
 def read(events: list, nested: NestedReader) -> Recording:
+    """The list's run: its elements checked as boundary events."""
     recording = Recording(
         source_kind=BOUNDARY_LIST,
         typed_events=[],
@@ -31,5 +32,3 @@ def read(events: list, nested: NestedReader) -> Recording:
     ))
     recording.gaps.extend(recording_gaps(recording, balance))
     return recording
-
-

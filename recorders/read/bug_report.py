@@ -48,7 +48,6 @@ def read_bytes(data: bytes, nested: NestedReader) -> LoadedFile:
     return LoadedFile(BUG_REPORT, runs, report=report.report, notes=notes)
 
 
-
 def _conversation_runs(data: bytes, nested: NestedReader) -> list[Recording]:
     """``conversations/<id>.json``: ``{id, runIds, envelopes | recordings}``."""
     document = nested.parse(data)

@@ -49,7 +49,6 @@ def read(document: dict, nested: NestedReader) -> Recording:
     return recording
 
 
-
 def _optional_object(document: dict, key: str, where: str) -> dict | None:
     value = document.get(key)
     if value is None:
@@ -76,5 +75,3 @@ def _envelope_gaps(run: dict | None) -> list[Gap]:
         gaps.append(Gap("dropped", "the first event was not retained" if first == 1 else
                         f"the first {js_number_text(first)} events were not retained"))
     return gaps
-
-

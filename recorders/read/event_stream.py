@@ -55,7 +55,6 @@ def is_blank(raw: bytes | str) -> bool:
     return _NON_SPACE_BYTES.search(raw.removeprefix(b"\xef\xbb\xbf")) is None
 
 
-
 def is_stream_text(raw: bytes | str) -> bool:
     """Whether ``raw`` is NDJSON: a first line that is a typed event on its own,
     and more after it. A JSON document written compact is one line; pretty, its
@@ -77,7 +76,6 @@ def is_stream_text(raw: bytes | str) -> bool:
     except (ValueError, RecursionError):
         return False
     return isinstance(first, dict) and is_one_typed_event(first)
-
 
 
 # ─── Reading ───────────────────────────────────────────────────────────
@@ -115,7 +113,6 @@ def read_text(raw: bytes | str, nested: NestedReader) -> LoadedFile:
     return LoadedFile(EVENT_STREAM, recordings, notes=notes)
 
 
-
 _ESCAPED_HALF = re.compile(rb"\\u[dD][89abcdefABCDEF]")
 
 
@@ -136,7 +133,6 @@ def stream_run(events: list, where: str) -> Recording:
     check_typed_events(recording, where)
     recording.gaps.extend(stream_run_gaps(recording, events))
     return recording
-
 
 
 def check_typed_events(recording: Recording, where: str) -> None:

@@ -31,5 +31,3 @@ def read(document: dict, nested: NestedReader) -> Recording:
     recording.source_kind = PACKED
     recording.envelope_format = document.get("format")
     return recording
-
-

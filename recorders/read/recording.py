@@ -76,7 +76,6 @@ def read_recording(document: dict, where: str) -> Recording:
     return recording
 
 
-
 def _find_boundary_log(snapshot: dict, where: str) -> tuple[list | None, str, str | None]:
     recorders = snapshot.get("recorders")
     if recorders is None:
@@ -95,5 +94,3 @@ def _find_boundary_log(snapshot: dict, where: str) -> tuple[list | None, str, st
             mode = meta.get("mode") if isinstance(meta, dict) else None
             return data, f"{entry_where}.data", mode if isinstance(mode, str) else None
     return None, "", None
-
-

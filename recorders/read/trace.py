@@ -71,8 +71,6 @@ def read(document: dict, nested: NestedReader) -> Recording:
     return recording
 
 
-
-
 def notes(recording: Recording) -> list[str]:
     """What the file is, in a sentence for the loaded file's notes."""
     held = "with its snapshot" if recording.snapshot is not None else "without its snapshot"
