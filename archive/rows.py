@@ -30,7 +30,8 @@ from archive.limits import INDEXING_PER_BYTE, FileLimits, MemoryGate, file_limit
 from archive.storable import fit_tables
 from recorders import boundary_names
 from recorders.errors import ExpansionRefused, RecordingError
-from recorders.file_kinds import NotARun
+from recorders.read import names
+from recorders.read.not_runs import NotARun
 from recorders.loading import NOTHING_WRITTEN, first_run, load_file
 from recorders.precheck import precheck
 from recorders import evidence
@@ -111,16 +112,16 @@ def index_file(file: str, data: bytes, sha256: str | None = None,
             outcome.status, outcome.problem = UNREADABLE, "the recording is nested too deeply"
             return outcome
         del plain  # the rows are built from the recording alone
-        if (recording.source_kind == "boundary-list" and recording.boundary_events
+        if (recording.source_kind == names.BOUNDARY_LIST and recording.boundary_events
                 and set(recording.boundary_counts) <= set(recording.unknown_boundary_types)):
             # A list of {"type": ...} objects none of whose types agentfootprint writes.
             outcome.status = NOT_A_RUN
             return outcome
         if not recording.typed_events and not recording.boundary_events:
-            if recording.source_kind == "boundary-list":
+            if recording.source_kind == names.BOUNDARY_LIST:
                 outcome.status = NOT_A_RUN  # an empty JSON list: nothing says it is a run
                 return outcome
-            if recording.source_kind != "envelope":  # an envelope still names its run
+            if recording.source_kind != names.ENVELOPE:  # an envelope still names its run
                 outcome.status = UNREADABLE
                 outcome.problem = "the recording holds no events: there is no run to index"
                 return outcome
@@ -406,7 +407,8 @@ def _looks_like_a_run(data: bytes) -> bool:
         return bool(document) and all(isinstance(e, dict) and "type" in e for e in document[:5])
     if isinstance(document, dict):
         from recorders.audit import is_audit_document
-        from recorders.file_kinds import is_artifact, is_trace
+        from recorders.read.artifact import is_artifact
+        from recorders.read.trace import is_trace
 
         fmt = document.get("format")
         header = document.get("header")

@@ -87,7 +87,8 @@ from recorders.evidence import ModelCall, ToolCall
 from recorders.evidence.build import EvidenceBuilder
 from recorders.evidence.records import CONSUMER_SCOPE
 from recorders.event_types import KNOWN_TYPED_TYPES
-from recorders import file_kinds, loading, packed
+from recorders import packed
+from recorders.read import event_stream as stream_kind, names
 from recorders.loading import LoadedFile, Recording, load_file
 from lens.evidence.causes import likely_causes
 from lens.follow_summary import FollowSummary
@@ -96,7 +97,7 @@ from lens.run import OpenRun
 WAITING, RUNNING, ENDED, STOPPED = "waiting", "running", "ended", "stopped-without-end"
 STATUSES = (WAITING, RUNNING, ENDED, STOPPED)
 
-EVENT_STREAM = "event-stream"
+EVENT_STREAM = names.EVENT_STREAM
 # Seconds without growth, the run's end unseen, after which it reads as stopped.
 IDLE_SECONDS = 30.0
 # Bytes read from the file per system call.
@@ -114,7 +115,7 @@ _CAUSE_COST_FACTOR = 4.0
 _CAUSE_FREE_SECONDS = 0.005
 # Causes that are the calls still running while the run is: not causes yet.
 _OPEN_CALL_KINDS = frozenset({"tool did not end", "model call did not end"})
-# The types file_kinds.stream_gaps reads (every other type it passes over).
+# The types stream_kind.stream_gaps reads (every other type it passes over).
 _GAP_TYPES = frozenset({AGENT_TURN_START, AGENT_TURN_END, COMPOSITION_ENTER, COMPOSITION_EXIT,
                         LLM_START, LLM_END, TOOL_START, TOOL_END})
 # A run's end: these types at the root scope (an Agent's ends in its ``final`` stage).
@@ -186,10 +187,8 @@ class FollowedRun:
             typed_run_ids=list(self.run_ids),
             unknown_typed_types={k: v for k, v in known.items() if k not in KNOWN_TYPED_TYPES},
             typed_without_meta=dict(self.without_meta))
-        # In the loader's words for the same events (recorders/loading.py, _stream_run).
-        recording.gaps.append(file_kinds.STREAM_ONLY_GAP)
-        recording.gaps.extend(file_kinds.stream_gaps(self.gap_events))
-        recording.gaps.extend(loading._stream_gaps(recording, None))
+        # In the loader's words for the same events (recorders/read/event_stream.py).
+        recording.gaps.extend(stream_kind.stream_run_gaps(recording, self.gap_events))
         return recording
 
 
@@ -915,7 +914,7 @@ def _sniff(head: bytes | bytearray, *, whole: bool) -> str | None:
     start = found.start()
     opening = bytes(head[start:start + len(_GZIP_MAGIC)])
     if opening.startswith(_GZIP_MAGIC) or opening.startswith(b"["):
-        return "recording"
+        return names.RECORDING
     if not opening.startswith(b"{"):
         return EVENT_STREAM  # not JSON at all: the stream's decoder names the line
     end = head.find(b"\n", start)
@@ -929,11 +928,11 @@ def _sniff(head: bytes | bytearray, *, whole: bool) -> str | None:
     except (ValueError, RecursionError):
         # A first line that is not whole JSON: a pretty-printed document, or a
         # stream's first line half written.
-        return "recording" if newline else None
+        return names.RECORDING if newline else None
     if isinstance(value, dict) and isinstance(value.get("type"), str) and not (
             "events" in value or "snapshot" in value or "format" in value):
         return EVENT_STREAM
-    return "recording"
+    return names.RECORDING
 
 
 def _ends_run(event: dict) -> bool:
@@ -983,7 +982,7 @@ def _validated(run: FollowedRun, events: list[dict], where: str, *, count: bool 
     naming ``where``), and count them into ``run``."""
     probe = Recording(source_kind=EVENT_STREAM, typed_events=events, boundary_events=[],
                       has_typed_stream=True, has_boundary_log=False)
-    loading._validate_typed(probe, where)  # the loader's own check, batch by batch
+    stream_kind.check_typed_events(probe, where)  # the loader's own check, batch by batch
     if count:
         run.typed_counts.update(probe.typed_counts)
         run.without_meta.update(probe.typed_without_meta)

@@ -17,19 +17,20 @@ from recorders import catalogue
 from lens.wording import plural
 from recorders.evidence import EvidenceIndex, run_id
 from recorders.loading import Recording
+from recorders.read import names
 from recorders.values import finite_or_none, is_number
 from lens.text import format_ms, grouped
 
 SOURCE_KINDS = {
-    "recording": "recording {snapshot, events, structure}",
-    "envelope": "envelope",
-    "boundary-list": "bare boundary-event list (no typed stream)",
-    "event-stream": "event stream (fileObservability NDJSON; typed events only)",
-    "trace": "Trace (localObservability; boundary log, no typed stream)",
-    "bug-report": "bug report zip (exportBugReport)",
-    "artifact-recording": "recording from an artifact store (fileArtifacts, recording/run)",
-    "audit-bundle": "audit bundle (auditExport; bounded payloads)",
-    "packed": "packed recording",
+    names.RECORDING: "recording {snapshot, events, structure}",
+    names.ENVELOPE: "envelope",
+    names.BOUNDARY_LIST: "bare boundary-event list (no typed stream)",
+    names.EVENT_STREAM: "event stream (fileObservability NDJSON; typed events only)",
+    names.TRACE: "Trace (localObservability; boundary log, no typed stream)",
+    names.BUG_REPORT: "bug report zip (exportBugReport)",
+    names.ARTIFACT_RECORDING: "recording from an artifact store (fileArtifacts, recording/run)",
+    names.AUDIT_BUNDLE: "audit bundle (auditExport; bounded payloads)",
+    names.PACKED: "packed recording",
 }
 
 

@@ -35,8 +35,9 @@ from archive.beneath import (GONE, NOT_PLAIN, SYMLINK, NotReadable, list_beneath
                              open_folder)
 from archive.errors import ArchiveError
 from recorders.errors import RecordingError
+from recorders.read import names
 from lens.evidence.causes import likely_causes
-from lens.follow import ENDED, EVENT_STREAM, RUNNING, STOPPED, WAITING, FollowedFile
+from lens.follow import ENDED, RUNNING, STOPPED, WAITING, FollowedFile
 from lens.follow_summary import FollowSummary
 from lens.link import FOLLOW, is_archive_path
 from lens.text import markdown_literal, one_line
@@ -223,7 +224,7 @@ def _status(held: _Held) -> None:
     if open_calls:
         state = "running" if status == RUNNING else "never ended"
         st.text("\n".join(f"{state}: {one_line(str(call), 120)}" for call in open_calls[:8]))
-    if status == ENDED and summary.kind == EVENT_STREAM:
+    if status == ENDED and summary.kind == names.EVENT_STREAM:
         if _switch_to_full_recording(ref, summary.run_id):
             st.rerun()
 
@@ -241,7 +242,7 @@ def _grown(held: _Held) -> None:
         return
     _calls_and_timeline(held, run, summary)
     _causes(held, run, summary)
-    if summary.kind != EVENT_STREAM:
+    if summary.kind != names.EVENT_STREAM:
         steps = run.step_count()
         st.caption(f"The whole recording is read: {plural(steps, 'step')}.")
     if st.button("Open this file as it is now on the run page", key="lens.follow.open",

@@ -34,14 +34,15 @@ from lens_ui.compare_state import compare_with
 from lens_ui.evidence_tabs import EvidenceLinks, likely_causes_of
 from lens_ui.labels_panel import labels_on_bar
 from lens_ui.runs import FileFacts, LoadedRun
+from recorders.read import names
 
 PROFILE_WIDGET = "lens.profile_switch"
 RUN_DETAILS = "lens.run_details"  # the popover; True while open
 REPORT_CHARS = 600  # of each bug-report text shown; the rest is in the file
 # What a file without a boundary log is, in a person's words, by the loader's kind.
 NO_STEPS_WORDS = {
-    "event-stream": "an event stream (fileObservability)",
-    "audit-bundle": "an audit bundle",
+    names.EVENT_STREAM: "an event stream (fileObservability)",
+    names.AUDIT_BUNDLE: "an audit bundle",
 }
 PROFILE_HELP = {
     "lens": "lens: the corrected projection (an Agent shows its user/model/tool arrows)",

@@ -40,6 +40,7 @@ from typing import Any
 
 from recorders.errors import RecordingError
 from recorders.gaps import Gap
+from recorders.read.event_stream import stream_gaps
 from recorders.values import describe, is_number
 
 AUDIT_FORMAT = "agentfootprint.audit/1"
@@ -390,8 +391,6 @@ def audit_gaps(check: AuditCheck, events: list[dict]) -> list[Gap]:
 def _unfinished_gaps(events: list[dict], segment: bool) -> list[Gap]:
     """Calls started and not ended, and a run the records stop before the end of,
     as an event stream's are told (the same reading), in an audit bundle's words."""
-    from recorders.file_kinds import stream_gaps  # it imports the loader, which imports this
-
     gaps = []
     for gap in stream_gaps(events):
         if gap.message.startswith("the stream stops"):

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recorders.errors import RecordingError
-from recorders.loading import shown_text
+from recorders.values import shown_text
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # an entry first, or an empty archive
 MANIFEST = "manifest.json"

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from recorders.audit import chain_record_counts
 from recorders.errors import RecordingError
 from recorders.profiles import DEFAULT_PROFILE, PROFILES
+from recorders.read import names
 from recorders.values import decode_path
 
 if TYPE_CHECKING:
@@ -172,7 +173,7 @@ def _steps(recording: Recording, args: argparse.Namespace) -> dict[str, Any]:
 
 
 # Kinds read before event streams: their step output stays as it was.
-_KINDS_BEFORE_STREAMS = frozenset({"recording", "envelope", "boundary-list"})
+_KINDS_BEFORE_STREAMS = frozenset({names.RECORDING, names.ENVELOPE, names.BOUNDARY_LIST})
 
 
 def _route(recording: Recording, profile: str) -> dict[str, Any]:

@@ -25,6 +25,12 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator
 
+# The large corpus recording nests 1,213 levels deep (an executionTree chain).
+# Python's parser counts nesting against the recursion limit, so parsing runs
+# with at least this limit; deeper files are refused with a clear message.
+MAX_NESTING_DEPTH = 10_000
+PARSE_RECURSION_LIMIT = MAX_NESTING_DEPTH + 100
+
 _lock = threading.Lock()
 _active = 0
 _saved_limit = 0

@@ -114,7 +114,7 @@ if msgspec is not None:
         configuration: Any = msgspec.UNSET
         privacy: Any = msgspec.UNSET
         recording: _RecordingShape | None | msgspec.UnsetType = msgspec.UNSET
-        # A Trace's and an artifact-store entry's names (recorders/file_kinds.py).
+        # A Trace's and an artifact-store entry's names (recorders/read/trace.py, artifact.py).
         version: Any = msgspec.UNSET
         redaction: Any = msgspec.UNSET
         capturedAtMs: Any = msgspec.UNSET

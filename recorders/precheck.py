@@ -7,7 +7,8 @@ kind of file the loader (``recorders/loading.py``) reads, sniffed from the
 bytes as the loader sniffs them, never from a name:
 
 - a bug report zip: its entries are checked before any is inflated, by the
-  bug report reader's own checks (:func:`recorders.bug_report.checked_entries`:
+  bug report kind's own precheck (``recorders/read/bug_report.py``, with
+  :func:`recorders.bug_report.checked_entries`:
   the entry count, names with path tricks, each declared size and their sum
   against the bound, a bomb's ratio), and the answer is the sum of the sizes
   the entries declare;
@@ -31,9 +32,12 @@ from __future__ import annotations
 
 import zlib
 
-from recorders.bug_report import checked_entries, is_zip
 from recorders.errors import ExpansionRefused, RecordingError
 from recorders.loading import gunzip
+from recorders.read.names import BUG_REPORT
+from recorders.read.registry import kind_named
+
+_ZIP = kind_named(BUG_REPORT)
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _INPUT_CHUNK = 64 * 1024  # compressed bytes fed at a time
@@ -53,24 +57,18 @@ def precheck(data: bytes, limit: int) -> int:
 
     Plain bytes are not held to ``limit``: they are already in memory, and
     whatever sent them (an upload, an archive folder) has its own bound."""
-    if is_zip(data):
-        return _zip_size(data, limit)
+    if _ZIP.sniff_bytes(data):
+        return _ZIP.precheck(data, limit)
     if not data.startswith(_GZIP_MAGIC):
         _check_head(data[:_HEAD_BYTES])
         return len(data)
     size, head = _scan_gzip(data, limit)
     if head.startswith(_GZIP_MAGIC):
         raise RecordingError("the file is gzip inside gzip; Lens undoes one layer")
-    if is_zip(head):
-        return _zip_size(gunzip(data, limit), limit)
+    if _ZIP.sniff_bytes(head):
+        return _ZIP.precheck(gunzip(data, limit), limit)
     _check_head(head)
     return size
-
-
-def _zip_size(data: bytes, limit: int) -> int:
-    """The sum of the sizes a zip's entries declare, once they pass the checks
-    the loader makes before inflating them (nothing is inflated here)."""
-    return sum(entry.file_size for entry in checked_entries(data, limit))
 
 
 def _check_head(head: bytes) -> None:

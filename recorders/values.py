@@ -2,7 +2,8 @@
 
 Every floor reads the same untrusted JSON: whether a value is a number (a
 JSON ``true`` is not one), how JavaScript would print a number, a value as
-text that never raises, a value's kind named for a message, and the two
+text that never raises, a value's kind named for a message, file text cut
+to fit a one-line message, and the two
 spellings of a subflow path (the boundary log's, which starts at
 ``__root__``, and the typed stream's, which does not).
 """
@@ -197,6 +198,17 @@ def describe(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+_SHOWN_CHARS = 40
+
+
+def shown_text(text: str, quoted: bool = False, limit: int = _SHOWN_CHARS) -> str:
+    """File content fit for a one-line message: control characters escaped, long text cut."""
+    shown = text if text.isprintable() else repr(text[: limit * 2])[1:-1]
+    if len(shown) > limit:
+        shown = shown[: limit - 1] + "…"
+    return f"'{shown}'" if quoted else shown
 
 
 def rooted(path: Iterable[str]) -> tuple[str, ...]:

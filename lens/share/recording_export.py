@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from recorders.deep_parse import parsing
 from recorders.errors import RecordingError
+from recorders.read import names
 
 if TYPE_CHECKING:
     from lens.share.redaction import Plan, Redactor, Report
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace, redactor: Redactor | None) -> int:
     what = "an unchanged copy" if redactor is None else exported.report.summary()
     print(f"wrote {args.output} ({len(out):,} bytes, {form}): {what}", file=sys.stderr)
     older = args.file + ROTATED_SUFFIX
-    if exported.form.startswith("event-stream") and os.path.isfile(older):
+    if exported.form.startswith(names.EVENT_STREAM) and os.path.isfile(older):
         print(f"{older} beside it holds the stream's older part, which is not in this "
               "export", file=sys.stderr)
     return 0
@@ -110,7 +111,7 @@ def export_recording(data: bytes, redactor: Redactor | None) -> Exported:
         raise RecordingError(
             "the redacted file would not open as the input does (input: "
             f"{_describe_shape(before)}; redacted: {_describe_shape(after)}); nothing written")
-    if before.kind == "audit-bundle" and out is not data:
+    if before.kind == names.AUDIT_BUNDLE and out is not data:
         notes.append("an audit bundle's hash chain covers the payloads as written: the "
                      "redacted copy opens with its chain reported broken")
     return Exported(out, _form(before, data), report, notes, plan)

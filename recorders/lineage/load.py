@@ -14,6 +14,7 @@ import os
 from recorders.errors import RecordingError
 from recorders.lineage.errors import NoCommitLog
 from recorders.loading import interpret, load_file, parse_json, read_path
+from recorders.read import names
 
 
 def snapshot_of(data: bytes) -> dict:
@@ -25,7 +26,7 @@ def snapshot_of(data: bytes) -> dict:
         # Not one JSON document (an event stream, a bug report zip, ...): the
         # loader says what it is, or why it cannot be read.
         kind = load_file(data).kind
-        if kind == "bug-report":
+        if kind == names.BUG_REPORT:
             raise NoCommitLog("slice does not read the runs inside a bug report zip (the loader "
                               "keeps no commit log from them): unzip it and slice the recording "
                               "it holds") from None

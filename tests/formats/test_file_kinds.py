@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from recorders.errors import RecordingError
-from recorders.file_kinds import NotARun
+from recorders.read.not_runs import NotARun
 from recorders.loading import LoadedFile, load_file, load_path, load_path_file, load_recording
 from recorders.projections import build_projection
 
