@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from recorders.catalogue import CONTEXT_BUDGET_PRESSURE, SKILL_REJECTED, VERDICT, \
@@ -47,13 +46,15 @@ from recorders.audit import is_bounded_result
 from recorders.gaps import Gap
 from recorders.route_recorder import RouteHop, RouteTrip, format_route_hop
 from recorders.values import is_number
+from lens.evidence.cause_record import ERROR, WARNING, LikelyCause
+from lens.evidence.memory_repeated import repeated_memories
 from lens.evidence.nav import Nav, call_in_words, call_title, nav_for_call, nav_for_tool
 from lens.evidence.plain_headlines import finding_headline
+from lens.evidence.ungrounded import ungrounded_answers
 from lens.wording import number, plural, quoted
 from lens.route_view import hop_step_index, trip_marks
 from lens.text import DisplayText, display_text, format_ms, one_line
 
-ERROR, WARNING = "error", "warning"
 # A result in the framework's bracketed refusal form: "[permission denied: why]".
 _DENIAL = re.compile(r"\s*\[\s*(?:permission\s+)?denied\b\s*(?::\s*(?P<reason>[^\]]*))?",
                      re.IGNORECASE)
@@ -70,26 +71,6 @@ EVICTED_QUOTE_CHARS = 60
 GROWTH_CALLS = 8
 
 
-@dataclass(frozen=True)
-class LikelyCause:
-    """One fact that may explain a wrong answer, and where to see it."""
-
-    kind: str                 # our words: "failed tool", "provider error", ...
-    severity: str             # ERROR | WARNING
-    headline: str             # may hold recording names: show as text
-    why: str                  # one line; may hold recording names: show as text
-    detail: DisplayText | None  # the error text or payload, when recorded
-    nav: Nav | None
-    events: tuple[int, ...] = ()  # typed indices (positions in ``events``) it rests on
-    # What it is about, as recorded (a tool, a provider, a skill, a check's
-    # target, a slot); None when nothing names one. Causes across runs group by it.
-    subject: str | None = None
-
-    @property
-    def is_error(self) -> bool:
-        return self.severity == ERROR
-
-
 def likely_causes(index: EvidenceIndex, step_map: StepMap | None = None, *,
                   hops: Sequence[RouteHop] = (), trips: Sequence[RouteTrip] = (),
                   gaps: Sequence[Gap] = ()) -> tuple[LikelyCause, ...]:
@@ -102,9 +83,6 @@ def likely_causes(index: EvidenceIndex, step_map: StepMap | None = None, *,
     found += _route_causes(index, step_map, hops, trips)
     found += _context_cuts(index, step_map, gaps)
     found += _results_never_served(index, step_map, served)
-    # Imported here: the module builds this module's LikelyCause records.
-    from lens.evidence.ungrounded import ungrounded_answers
-    from lens.evidence.memory_repeated import repeated_memories
     answers = ungrounded_answers(index, step_map)  # may tell an evidence-gate verdict
     answers += repeated_memories(index, step_map)
     told = {position for cause in found + answers for position in cause.events}
