@@ -10,7 +10,11 @@ that usually explain a wrong or missing answer:
 3. rejected routes and governor trips of a skill graph;
 4. context that was cut: pieces evicted or dropped from a slot, budget
    pressure, events the recorder dropped or a run that did not complete;
-5. a tool result no later model call in its scope was served.
+5. a tool result no later model call in its scope was served;
+6. beside those, routes that sent a request where it could not be answered
+   (:mod:`lens.evidence.routed_away`), memory a strategy left out
+   (:mod:`lens.evidence.memory_folded`) and, in a run with an error, the
+   model's recorded reasoning (:mod:`lens.evidence.reasoning`).
 
 Before all of these come the framework's own verdicts (an unmet output
 contract, a denied or halted permission check, a fail-fast, a canned answer,
@@ -47,9 +51,12 @@ from recorders.gaps import Gap
 from recorders.route_recorder import RouteHop, RouteTrip, format_route_hop
 from recorders.values import is_number
 from lens.evidence.cause_record import ERROR, WARNING, LikelyCause
+from lens.evidence.memory_folded import folded_memories
 from lens.evidence.memory_repeated import repeated_memories
 from lens.evidence.nav import Nav, call_in_words, call_title, nav_for_call, nav_for_tool
 from lens.evidence.plain_headlines import finding_headline
+from lens.evidence.reasoning import reasoning_causes
+from lens.evidence.routed_away import routed_away
 from lens.evidence.ungrounded import ungrounded_answers
 from lens.wording import number, plural, quoted
 from lens.route_view import hop_step_index, trip_marks
@@ -81,14 +88,20 @@ def likely_causes(index: EvidenceIndex, step_map: StepMap | None = None, *,
     found += _denied_by_result(index, step_map)
     found += _provider_errors(index, step_map)
     found += _route_causes(index, step_map, hops, trips)
+    found += routed_away(index, step_map)
     found += _context_cuts(index, step_map, gaps)
+    found += folded_memories(index, step_map)
     found += _results_never_served(index, step_map, served)
     answers = ungrounded_answers(index, step_map)  # may tell an evidence-gate verdict
     answers += repeated_memories(index, step_map)
     told = {position for cause in found + answers for position in cause.events}
     verdicts, warnings = _framework_causes(index, step_map, told)
     errors = sorted(verdicts + [c for c in answers if c.is_error], key=lambda c: min(c.events))
-    return tuple(errors + found + [c for c in answers if not c.is_error] + warnings)
+    # The model's reasoning is a cause only beside a failure: a run that went
+    # well needs no account of what the model thought.
+    failed = any(cause.is_error for cause in errors + found)
+    reasoning = reasoning_causes(index, step_map) if failed else []
+    return tuple(errors + found + [c for c in answers if not c.is_error] + reasoning + warnings)
 
 
 def _name(value: object) -> str:

@@ -1,0 +1,178 @@
+"""Causes the evidence fold's context events tell and no verdict does: a
+Conditional's branch that found nothing, a turn a skill graph moved, the
+model's reasoning beside a failure, and memory a summary left out. Each on
+its real family recording, asserted against facts.json (the framework's own
+account), plus small hand-built runs for the behaviour around them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from evidence_events import agent_run, event, llm_end, llm_start, turn_start
+from family_facts import family_facts
+from family_files import family_recording
+from lens.evidence.causes import likely_causes
+from lens.run import OpenRun
+from lens.scopes import ROOT
+from recorders.evidence import build_from_events
+from recorders.loading import load_path
+
+MISROUTE, TURN_MOVED = "routed to a branch that found nothing", "turn moved to another skill"
+REASONING, FOLDED = "the model's reasoning", "memory left entries out"
+# What a person must never read in a cause's words: a type name or key=value.
+_MACHINE_WORDS = re.compile(r"\b[a-z]+\.[a-z_]+\b|\w+=\S")
+
+
+def _opened(case: str) -> OpenRun:
+    return OpenRun(load_path(str(family_recording(case))))
+
+
+def _causes(run: OpenRun, kind: str):
+    route = run.projection("lens").route
+    causes = likely_causes(run.evidence, run.step_map("lens", ROOT), hops=route.get_hops(),
+                           trips=route.get_trips(), gaps=run.recording.gaps)
+    return [cause for cause in causes if cause.kind == kind]
+
+
+def _typed_positions(run: OpenRun, short: str) -> list[int]:
+    return [position for position, e in enumerate(run.recording.typed_events)
+            if e["type"].endswith(short)]
+
+
+def _plain(cause) -> None:
+    for words in (cause.headline, cause.why):
+        assert not _MACHINE_WORDS.search(words.replace("e.g.", "")), words
+        assert "{" not in words
+
+
+def test_a_conditional_that_chose_a_branch_whose_tool_found_nothing_says_so():
+    expected = family_facts("support-conditional-misroute")["expected"]
+    run = _opened("support-conditional-misroute")
+    [cause] = _causes(run, MISROUTE)
+    [route] = expected["routeDecided"]
+    [tool] = expected["toolCalls"]
+    assert tool["status"] == "absent"
+    # The branch chosen and the tool that found nothing, in the headline.
+    assert f"to {route['chosen']}," in cause.headline
+    assert f"{tool['toolName']} found nothing" in cause.headline
+    # The word the predicate matched is the tool's query and the user's own word;
+    # the router's rationale and the absence's own account are quoted.
+    assert tool["args"]["query"] in cause.headline
+    assert f"“{route['rationale']}”" in cause.why
+    assert tool["result"]["looked_for"] in cause.why
+    assert tool["result"]["not_checked"][0]["what"] in cause.why
+    _plain(cause)
+    # Placed on the route decision's step; it rests on the route and the tool's end.
+    [decided] = _typed_positions(run, "composition.route_decided")
+    step = run.step_map("lens", ROOT).steps[cause.nav.step]
+    assert cause.nav.exact
+    assert step.runtime_stage_id == run.recording.typed_events[decided]["meta"]["runtimeStageId"]
+    assert decided in cause.events
+    assert cause.detail is not None and route["chosen"] in cause.detail.full
+
+
+def test_a_turn_moved_to_another_skill_names_both_skills_the_scores_and_what_was_left():
+    expected = family_facts("support-turn-routing-two-turns")["expected"]
+    run = _opened("support-turn-routing-two-turns")
+    [cause] = _causes(run, TURN_MOVED)  # turn 1 entered billing: nothing left the prompt
+    moved = next(r["payload"] for r in expected["turnRouted"] if "from" in r["payload"])
+    assert f"from {moved['from']} to {moved['to']}" in cause.headline
+    assert expected["turnStarts"][1]["userPrompt"] in cause.headline
+    assert cause.headline.startswith(f"Turn {len(expected['turnStarts'])} ")
+    scores = {s["id"]: s["score"] for s in moved["scores"]}
+    assert moved["scorer"] in cause.why
+    assert f"{moved['to']} {scores[moved['to']]:.2f}" in cause.why
+    # The request the left skill was serving, and the answer that dropped it.
+    assert expected["turnStarts"][0]["userPrompt"] in cause.why
+    assert expected["answers"][1][:40] in cause.why
+    _plain(cause)
+    second = run.evidence.calls[-1]
+    assert cause.nav.call_id == second.id and cause.nav.step is not None
+    assert cause.events == (_typed_positions(run, "skill.turn_routed")[1],)
+
+
+def test_the_reasoning_beside_a_failure_is_quoted_on_the_step_of_its_call():
+    expected = family_facts("vendor-due-diligence-parallel")["expected"]
+    run = _opened("vendor-due-diligence-parallel")
+    [cause] = _causes(run, REASONING)  # both passes are one scope's: one cause
+    last = expected["thinkingEnd"][-1]
+    assert last["payload"]["blocks"][0]["content"][:80] in cause.headline
+    assert f"In {last['subflowPath'][0]}," in cause.headline
+    assert "once before" in cause.why
+    _plain(cause)
+    assert cause.events == tuple(_typed_positions(run, "stream.thinking_end"))
+    call = run.evidence.calls[cause.nav.call_id]
+    assert call.scope == (last["subflowPath"][0],) and call.output
+
+
+def _thinking_run(blocks: list, *, fails: bool) -> list[dict]:
+    events = agent_run() if fails else [turn_start("hi", ts=1000), llm_start("call-llm#1", ts=1001),
+                                        llm_end("call-llm#1", "Hello.", ts=1002)]
+    last_start = max(i for i, e in enumerate(events) if e["type"].endswith("llm_start"))
+    events.insert(last_start + 1, event("stream.thinking_end",
+                                        {"iteration": 1, "blockCount": len(blocks) + 1,
+                                         "totalChars": 9, "blocks": blocks},
+                                        rid="sf-thinking/think#1", path=("sf-thinking",),
+                                        ts=events[last_start]["meta"]["wallClockMs"]))
+    return events
+
+
+def test_reasoning_names_each_block_it_cannot_read_and_blocks_counted_but_missing():
+    blocks = [{"type": "thinking", "content": "The lookup timed out; apologise."},
+              {"type": "redacted_thinking", "data": "opaque"}]
+    [cause] = [c for c in likely_causes(build_from_events(_thinking_run(blocks, fails=True)))
+               if c.kind == REASONING]
+    assert "“The lookup timed out; apologise.”" in cause.headline
+    assert "block 2 of 2 (redacted_thinking) holds no readable text" in cause.why
+    assert "3 blocks were counted but 2 blocks recorded" in cause.why
+
+
+def test_reasoning_of_a_run_that_went_well_is_not_a_cause():
+    blocks = [{"type": "thinking", "content": "Say hello."}]
+    causes = likely_causes(build_from_events(_thinking_run(blocks, fails=False)))
+    assert not [c for c in causes if c.kind == REASONING]
+
+
+def test_a_summary_that_replaced_entries_names_them_and_quotes_the_strategy():
+    expected = family_facts("billing-chat-summary-lost-detail")["expected"]
+    run = _opened("billing-chat-summary-lost-detail")
+    [cause] = _causes(run, FOLDED)
+    [applied] = expected["strategyApplied"]
+    assert applied["strategyId"] in cause.headline and "summary" in cause.headline
+    assert f"{len(applied['droppedIds'])} earlier entries" in cause.headline
+    for dropped in applied["droppedIds"]:
+        assert dropped in cause.headline
+    assert f"“{applied['reason']}”" in cause.why
+    assert expected["answer"][:40] in cause.why
+    _plain(cause)
+    assert cause.nav.call_id == 0 and cause.nav.step is not None
+    assert cause.events == tuple(_typed_positions(run, "memory.strategy_applied"))
+
+
+def _strategy(dropped: list[str], ts: float) -> dict:
+    return event("memory.strategy_applied",
+                 {"strategyId": "window", "strategyKind": "sliding-window", "reason": "kept 4",
+                  "inputMemoryCount": 6, "outputMemoryCount": 4, "droppedIds": dropped,
+                  "addedIds": []}, rid="sf-memory-read-window/pick#1",
+                 path=("sf-memory-read-window",), ts=ts)
+
+
+def test_a_strategy_that_drops_on_every_pass_is_one_cause_counting_each_entry_once():
+    events = []
+    for turn, dropped in enumerate((["m1", "m2"], ["m2", "m3"])):
+        t0 = 1000 * (turn + 1)
+        events += [turn_start("next", ts=t0), _strategy(dropped, t0 + 1),
+                   llm_start(f"call-llm#{turn}", ts=t0 + 2),
+                   llm_end(f"call-llm#{turn}", "ok", ts=t0 + 3)]
+    [cause] = [c for c in likely_causes(build_from_events(events)) if c.kind == FOLDED]
+    assert "left 3 earlier entries out before model call 1: m1, m2 and m3" in cause.headline
+    assert "on 2 passes; each entry is counted once" in cause.why
+
+
+@pytest.mark.parametrize("case", ["support-conditional-misroute",
+                                  "support-turn-routing-two-turns",
+                                  "billing-chat-summary-lost-detail"])
+def test_a_run_without_an_error_tells_no_reasoning(case):
+    assert not _causes(_opened(case), REASONING)
