@@ -27,7 +27,8 @@ from lens.wording import and_words, plural, quoted
 KIND = "memory left entries out"
 NAME_CHARS = 60
 IDS_SHOWN = 5
-_STRATEGY_APPLIED = short_name(MEMORY_STRATEGY_APPLIED)
+# Both spellings a recording may use: a set look-up per event, no parsing.
+_STRATEGY_APPLIED = frozenset({MEMORY_STRATEGY_APPLIED, short_name(MEMORY_STRATEGY_APPLIED)})
 _SUMMARIZING = "summarizing"
 # A memory read runs in a subflow of its own inside the scope of the call it feeds.
 _MEMORY_SUBFLOW_PREFIX = "sf-memory"
@@ -37,11 +38,13 @@ def folded_memories(index: EvidenceIndex, step_map: StepMap | None) -> list[Like
     drops: dict[object, list[tuple[int, dict, dict]]] = {}
     for position, event in enumerate(index.stages.typed_events):
         kind = event.get("type") if isinstance(event, dict) else None
-        if not isinstance(kind, str) or short_name(kind) != _STRATEGY_APPLIED:
+        if not isinstance(kind, str) or kind not in _STRATEGY_APPLIED:
             continue
         payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
         if _ids(payload.get("droppedIds")):
-            drops.setdefault(payload.get("strategyId"), []).append((position, event, payload))
+            strategy = payload.get("strategyId")
+            drops.setdefault(strategy if isinstance(strategy, str) else None,
+                             []).append((position, event, payload))
     return [_cause(index, step_map, passes) for passes in drops.values()]
 
 

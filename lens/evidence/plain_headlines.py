@@ -303,6 +303,19 @@ def _code_run(index, alike):
     return f"Code run by {_tool(index, f) or 'a tool'} " + ("succeeded" if ok else "failed")
 
 
+def _thinking_parse_failed(index, alike):
+    """Names the reasoning that was lost: the pass (iteration) and its model
+    call, the provider that sent it, and the parser's own words."""
+    f = alike[0]
+    iteration = _p(f).get("iteration")
+    which = (f" of pass {number(iteration)}" if isinstance(iteration, (int, float))
+             and not isinstance(iteration, bool) else "")
+    provider = _text(f, "providerName")
+    return (f"The reasoning block{which}{_call(index, f, 'of')} could not be read"
+            + (f" from {_name(provider)}" if provider else "") + ", so it was dropped"
+            + _said(_text(f, "error", "errorName")) + _often(alike))
+
+
 def _session_close(index, alike):
     f = alike[0]
     return "A tool session could not be closed" + _said(_text(f, "error"))
@@ -479,7 +492,8 @@ _SENTENCES: dict[str, Callable[[EvidenceIndex, Sequence[Finding]], str | None]] 
     "tools.result_refused": _result_refused, "tools.shadowed": _shadowed,
     "tools.absent": _absent, "tools.coverage_declared": _coverage,
     "validation.args_invalid": _args_invalid, "tools.code_run": _code_run,
-    "tools.session_close_failed": _session_close, "tools.discovery_failed": _discovery,
+    "tools.session_close_failed": _session_close,
+    "agent.thinking_parse_failed": _thinking_parse_failed, "tools.discovery_failed": _discovery,
     "composition.iteration_exit": _iteration_exit, "composition.exit": _exit,
     "composition.branch_complete": _branch, "eval.threshold_crossed": _threshold,
     "map.parked": _map_parked, "memory.detached": _memory_detached, "risk.flagged": _risk,

@@ -27,7 +27,8 @@ from lens.wording import and_words, plural, quoted, times
 KIND = "the model's reasoning"
 QUOTE_CHARS = 240
 NAME_CHARS = 60
-_THINKING_END = short_name(THINKING_END)
+# Both spellings a recording may use: a set look-up per event, no parsing.
+_THINKING_END = frozenset({THINKING_END, short_name(THINKING_END)})
 
 
 def reasoning_causes(index: EvidenceIndex, step_map: StepMap | None) -> list[LikelyCause]:
@@ -35,7 +36,7 @@ def reasoning_causes(index: EvidenceIndex, step_map: StepMap | None) -> list[Lik
     passes: dict[tuple, list[tuple[int, dict, ModelCall | None]]] = {}
     for position, event in enumerate(index.stages.typed_events):
         kind = event.get("type") if isinstance(event, dict) else None
-        if not isinstance(kind, str) or short_name(kind) != _THINKING_END:
+        if not isinstance(kind, str) or kind not in _THINKING_END:
             continue
         payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
         call = _call_of(index, position, event)

@@ -37,9 +37,9 @@ NAME_CHARS = 60
 _TURN_ROUTED_NOTE = short_name(SKILL_TURN_ROUTED)
 _ABSENT = "absent"  # a tool_end status: the tool ran and honestly found nothing
 _ABSENT_NOTE = short_name(TOOLS_ABSENT)
-# Types compared by short name: a recording may spell them with or without the prefix.
-_ENTER, _ROUTE, _TOOL_END = (short_name(t) for t in (COMPOSITION_ENTER, COMPOSITION_ROUTE_DECIDED,
-                                                     TOOL_END))
+# Both spellings a recording may use (with or without the prefix): a set look-up per event.
+_ENTER, _ROUTE, _TOOL_END = (frozenset({t, short_name(t)}) for t in
+                             (COMPOSITION_ENTER, COMPOSITION_ROUTE_DECIDED, TOOL_END))
 
 
 def routed_away(index: EvidenceIndex, step_map: StepMap | None) -> list[LikelyCause]:
@@ -53,7 +53,7 @@ def _name(value: object) -> str:
 
 def _type(event: Any) -> str | None:
     kind = event.get("type") if isinstance(event, dict) else None
-    return short_name(kind) if isinstance(kind, str) else None
+    return kind if isinstance(kind, str) else None
 
 
 def _payload(event: Any) -> dict:
@@ -82,10 +82,11 @@ def _misroutes(index: EvidenceIndex, step_map: StepMap | None) -> list[LikelyCau
     for position, event in enumerate(events):
         kind = _type(event)
         payload = _payload(event)
-        if kind == _ENTER:
-            children[payload.get("id")] = payload.get("childCount")
+        if kind in _ENTER:
+            if isinstance(payload.get("id"), str):
+                children[payload["id"]] = payload.get("childCount")
             continue
-        if kind != _ROUTE or not isinstance(payload.get("chosen"), str):
+        if kind not in _ROUTE or not isinstance(payload.get("chosen"), str):
             continue
         branch = _path(event) + (payload["chosen"],)
         run_id = _meta(event).get("runId")
@@ -95,7 +96,8 @@ def _misroutes(index: EvidenceIndex, step_map: StepMap | None) -> list[LikelyCau
                   and _found_nothing(events, tool)]
         if absent:
             causes.append(_misroute(index, step_map, position, event, branch, absent,
-                                    children.get(payload.get("conditionalId"))))
+                                    children.get(payload.get("conditionalId"))
+                                    if isinstance(payload.get("conditionalId"), str) else None))
     return causes
 
 
@@ -104,7 +106,7 @@ def _found_nothing(events: Sequence[dict], tool: ToolCall) -> bool:
     ``tools.absent`` note when the agent's own events were recorded."""
     if any(note.type == _ABSENT_NOTE for note in tool.notes):
         return True
-    if tool.end_event_index is None or _type(events[tool.end_event_index]) != _TOOL_END:
+    if tool.end_event_index is None or _type(events[tool.end_event_index]) not in _TOOL_END:
         return False
     return _payload(events[tool.end_event_index]).get("status") == _ABSENT
 
@@ -148,7 +150,8 @@ def _absence_words(tool: ToolCall) -> str:
              f"{_name(tool.name)} found nothing"
              + (f": {quoted(tool.result)}" if isinstance(tool.result, str) and tool.result
                 else ""))
-    unchecked = [item.get("what") for item in result.get("not_checked") or ()
+    listed = result.get("not_checked")
+    unchecked = [item.get("what") for item in (listed if isinstance(listed, list) else ())
                  if isinstance(item, dict) and isinstance(item.get("what"), str)]
     if unchecked:
         words += f"; it did not check {and_words([quoted(what) for what in unchecked[:3]])}"
@@ -218,8 +221,10 @@ def _turn_moved(index: EvidenceIndex, step_map: StepMap | None, call: ModelCall,
 
 def _scores(payload: dict, skills: tuple[str, str]) -> str:
     """`` (shipping 0.62, billing 0.17)``: the scorer's figures for the two skills."""
-    scores = {entry.get("id"): entry.get("score") for entry in payload.get("scores") or ()
-              if isinstance(entry, dict)}
+    listed = payload.get("scores")
+    scores = {entry.get("id"): entry.get("score")
+              for entry in (listed if isinstance(listed, list) else ())
+              if isinstance(entry, dict) and isinstance(entry.get("id"), str)}
     shown = [f"{_name(skill)} {number(scores[skill])}" for skill in skills
              if is_number(scores.get(skill))]
     return f" ({', '.join(shown)})" if shown else ""

@@ -176,3 +176,18 @@ def test_a_strategy_that_drops_on_every_pass_is_one_cause_counting_each_entry_on
                                   "billing-chat-summary-lost-detail"])
 def test_a_run_without_an_error_tells_no_reasoning(case):
     assert not _causes(_opened(case), REASONING)
+
+
+def test_a_reasoning_parse_failure_names_the_pass_its_model_call_and_the_parsers_words():
+    events = agent_run()
+    last_start = max(i for i, e in enumerate(events) if e["type"].endswith("llm_start"))
+    failed = {"providerName": "anthropic", "subflowId": "sf-thinking", "iteration": 2,
+              "error": "Unexpected end of thinking block at char 118", "errorName": "SyntaxError"}
+    events.insert(last_start + 1, event("agent.thinking_parse_failed", failed,
+                                        rid="sf-thinking/think#2", path=("sf-thinking",),
+                                        ts=events[last_start]["meta"]["wallClockMs"]))
+    [cause] = [c for c in likely_causes(build_from_events(events))
+               if c.kind == "agent.thinking_parse_failed"]
+    assert cause.is_error
+    assert "reasoning block of pass 2" in cause.headline
+    assert "anthropic" in cause.headline and f"“{failed['error']}”" in cause.headline
