@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lens.evidence.nav import Nav
-from lens.text import DisplayText
+from lens.text import DisplayText, display_text
 
 ERROR, WARNING = "error", "warning"
 
@@ -38,3 +38,10 @@ class LikelyCause:
     @property
     def is_error(self) -> bool:
         return self.severity == ERROR
+
+
+def event_detail(event: object) -> DisplayText:
+    """A cause's detail when it rests on one typed event: its type name and
+    payload as recorded, the words one click below the headline."""
+    fields = event if isinstance(event, dict) else {}
+    return display_text({"type": fields.get("type"), "payload": fields.get("payload")})

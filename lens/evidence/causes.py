@@ -60,7 +60,7 @@ from lens.evidence.routed_away import routed_away
 from lens.evidence.ungrounded import ungrounded_answers
 from lens.wording import number, plural, quoted
 from lens.route_view import hop_step_index, trip_marks
-from lens.text import DisplayText, display_text, format_ms, one_line
+from lens.text import display_text, format_ms, one_line
 
 # A result in the framework's bracketed refusal form: "[permission denied: why]".
 _DENIAL = re.compile(r"\s*\[\s*(?:permission\s+)?denied\b\s*(?::\s*(?P<reason>[^\]]*))?",

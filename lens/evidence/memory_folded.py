@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from recorders.catalogue import MEMORY_STRATEGY_APPLIED, short_name
 from recorders.evidence import EvidenceIndex, ModelCall, StepMap
-from lens.evidence.cause_record import WARNING, LikelyCause
+from lens.evidence.cause_record import WARNING, LikelyCause, event_detail
 from lens.evidence.nav import call_in_words, nav_for_call, nav_for_event
-from lens.text import display_text, one_line
+from lens.text import one_line
 from lens.wording import and_words, plural, quoted
 
 KIND = "memory left entries out"
@@ -90,6 +90,6 @@ def _cause(index: EvidenceIndex, step_map: StepMap | None,
               "counted once." if len(passes) > 1 else ""))
     nav = nav_for_call(index, step_map, call.id) if call is not None \
         else nav_for_event(step_map, event)
-    return LikelyCause(KIND, WARNING, headline, one_line(why), display_text(payload), nav,
+    return LikelyCause(KIND, WARNING, headline, one_line(why), event_detail(event), nav,
                        tuple(p for p, _, _ in passes),
                        strategy if isinstance(strategy, str) and strategy else None)

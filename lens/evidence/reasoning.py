@@ -15,13 +15,12 @@ words (:mod:`lens.evidence.causes`).
 
 from __future__ import annotations
 
-from typing import Any
 
 from recorders.catalogue import THINKING_END, short_name
 from recorders.evidence import EvidenceIndex, ModelCall, StepMap
-from lens.evidence.cause_record import WARNING, LikelyCause
+from lens.evidence.cause_record import WARNING, LikelyCause, event_detail
 from lens.evidence.nav import call_in_words, nav_for_call
-from lens.text import display_text, one_line
+from lens.text import one_line
 from lens.wording import and_words, plural, quoted, times
 
 KIND = "the model's reasoning"
@@ -110,6 +109,7 @@ def _cause(index: EvidenceIndex, step_map: StepMap | None,
               else "")
            + (f"; {'; '.join(notes)}" if notes else "") + ".")
     nav = nav_for_call(index, step_map, call.id, end=True) if call is not None else None
-    return LikelyCause(KIND, WARNING, headline, why, display_text(payload), nav,
+    return LikelyCause(KIND, WARNING, headline, why,
+                       event_detail(index.stages.typed_events[position]), nav,
                        tuple(p for p, _, _ in found),
                        call.scope[-1] if call is not None and call.scope else None)

@@ -26,9 +26,9 @@ from recorders.catalogue import COMPOSITION_ENTER, COMPOSITION_ROUTE_DECIDED, \
     SKILL_TURN_ROUTED, TOOL_END, TOOLS_ABSENT, short_name
 from recorders.evidence import SYSTEM_PROMPT, EvidenceIndex, ModelCall, StepMap, ToolCall
 from recorders.values import is_number
-from lens.evidence.cause_record import WARNING, LikelyCause
+from lens.evidence.cause_record import WARNING, LikelyCause, event_detail
 from lens.evidence.nav import call_in_words, nav_for_call, nav_for_event
-from lens.text import display_text, one_line
+from lens.text import one_line
 from lens.wording import and_words, number, plural, quoted
 
 MISROUTE_KIND = "routed to a branch that found nothing"
@@ -133,7 +133,7 @@ def _misroute(index: EvidenceIndex, step_map: StepMap | None, position: int, eve
               if len(absent) > 1 else "")
            + ". A branch whose tools honestly find nothing for the request is often the "
              "wrong branch for it.")
-    return LikelyCause(MISROUTE_KIND, WARNING, headline, one_line(why), display_text(payload),
+    return LikelyCause(MISROUTE_KIND, WARNING, headline, one_line(why), event_detail(event),
                        nav_for_event(step_map, event),
                        (position,) + tuple(t.end_event_index for t in absent
                                            if t.end_event_index is not None),
@@ -215,7 +215,8 @@ def _turn_moved(index: EvidenceIndex, step_map: StepMap | None, call: ModelCall,
               "was left with no instructions for it" if isinstance(served.user_prompt, str)
               and served.user_prompt != call.user_prompt else "")
            + ".")
-    return LikelyCause(TURN_ROUTED_KIND, WARNING, headline, one_line(why), display_text(payload),
+    return LikelyCause(TURN_ROUTED_KIND, WARNING, headline, one_line(why),
+                       event_detail(index.stages.typed_events[position]),
                        nav_for_call(index, step_map, call.id), (position,), to)
 
 

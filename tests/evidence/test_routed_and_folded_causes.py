@@ -41,7 +41,9 @@ def _typed_positions(run: OpenRun, short: str) -> list[int]:
             if e["type"].endswith(short)]
 
 
-def _plain(cause) -> None:
+def _plain(cause, event_type: str) -> None:
+    """Words for a person above; the event's type name and payload one click down."""
+    assert cause.detail is not None and f'"agentfootprint.{event_type}"' in cause.detail.full
     for words in (cause.headline, cause.why):
         assert not _MACHINE_WORDS.search(words.replace("e.g.", "")), words
         assert "{" not in words
@@ -63,14 +65,13 @@ def test_a_conditional_that_chose_a_branch_whose_tool_found_nothing_says_so():
     assert f"“{route['rationale']}”" in cause.why
     assert tool["result"]["looked_for"] in cause.why
     assert tool["result"]["not_checked"][0]["what"] in cause.why
-    _plain(cause)
+    _plain(cause, "composition.route_decided")
     # Placed on the route decision's step; it rests on the route and the tool's end.
     [decided] = _typed_positions(run, "composition.route_decided")
     step = run.step_map("lens", ROOT).steps[cause.nav.step]
     assert cause.nav.exact
     assert step.runtime_stage_id == run.recording.typed_events[decided]["meta"]["runtimeStageId"]
     assert decided in cause.events
-    assert cause.detail is not None and route["chosen"] in cause.detail.full
 
 
 def test_a_turn_moved_to_another_skill_names_both_skills_the_scores_and_what_was_left():
@@ -87,7 +88,7 @@ def test_a_turn_moved_to_another_skill_names_both_skills_the_scores_and_what_was
     # The request the left skill was serving, and the answer that dropped it.
     assert expected["turnStarts"][0]["userPrompt"] in cause.why
     assert expected["answers"][1][:40] in cause.why
-    _plain(cause)
+    _plain(cause, "skill.turn_routed")
     second = run.evidence.calls[-1]
     assert cause.nav.call_id == second.id and cause.nav.step is not None
     assert cause.events == (_typed_positions(run, "skill.turn_routed")[1],)
@@ -101,7 +102,7 @@ def test_the_reasoning_beside_a_failure_is_quoted_on_the_step_of_its_call():
     assert last["payload"]["blocks"][0]["content"][:80] in cause.headline
     assert f"In {last['subflowPath'][0]}," in cause.headline
     assert "once before" in cause.why
-    _plain(cause)
+    _plain(cause, "stream.thinking_end")
     assert cause.events == tuple(_typed_positions(run, "stream.thinking_end"))
     call = run.evidence.calls[cause.nav.call_id]
     assert call.scope == (last["subflowPath"][0],) and call.output
@@ -146,7 +147,7 @@ def test_a_summary_that_replaced_entries_names_them_and_quotes_the_strategy():
         assert dropped in cause.headline
     assert f"“{applied['reason']}”" in cause.why
     assert expected["answer"][:40] in cause.why
-    _plain(cause)
+    _plain(cause, "memory.strategy_applied")
     assert cause.nav.call_id == 0 and cause.nav.step is not None
     assert cause.events == tuple(_typed_positions(run, "memory.strategy_applied"))
 
