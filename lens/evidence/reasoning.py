@@ -111,5 +111,6 @@ def _cause(index: EvidenceIndex, step_map: StepMap | None,
     nav = nav_for_call(index, step_map, call.id, end=True) if call is not None else None
     return LikelyCause(KIND, WARNING, headline, why,
                        event_detail(index.stages.typed_events[position]), nav,
-                       tuple(p for p, _, _ in found),
+                       # The pass it quotes first: a cause leads where its first event is placed.
+                       (position,) + tuple(p for p, _, _ in found[:-1]),
                        call.scope[-1] if call is not None and call.scope else None)

@@ -103,7 +103,8 @@ def test_the_reasoning_beside_a_failure_is_quoted_on_the_step_of_its_call():
     assert f"In {last['subflowPath'][0]}," in cause.headline
     assert "once before" in cause.why
     _plain(cause, "stream.thinking_end")
-    assert cause.events == tuple(_typed_positions(run, "stream.thinking_end"))
+    passes = _typed_positions(run, "stream.thinking_end")
+    assert cause.events == (passes[-1],) + tuple(passes[:-1])  # the quoted pass first
     call = run.evidence.calls[cause.nav.call_id]
     assert call.scope == (last["subflowPath"][0],) and call.output
 
