@@ -20,6 +20,7 @@ Does not own: rejected skill routes and governor trips (those are
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from typing import Any, Sequence
 
 from recorders.catalogue import COMPOSITION_ENTER, COMPOSITION_ROUTE_DECIDED, \
@@ -29,7 +30,7 @@ from recorders.values import is_number
 from lens.evidence.cause_record import WARNING, LikelyCause, event_detail
 from lens.evidence.nav import call_in_words, nav_for_call, nav_for_event
 from lens.text import one_line
-from lens.wording import and_words, number, plural, quoted
+from lens.wording import and_words, number, plural, quoted, times
 
 MISROUTE_KIND = "routed to a branch that found nothing"
 TURN_ROUTED_KIND = "turn moved to another skill"
@@ -76,29 +77,37 @@ def _path(event: Any) -> tuple[str, ...]:
 
 
 def _misroutes(index: EvidenceIndex, step_map: StepMap | None) -> list[LikelyCause]:
+    """One cause per router and branch: a Conditional in a loop that picks the
+    same branch on every pass, to the same honest absence, is one finding."""
     events = index.stages.typed_events
-    children: dict[object, object] = {}  # conditional id → its child count (composition.enter)
-    causes = []
+    children: dict[str, object] = {}  # conditional id → its child count (composition.enter)
+    routes: list[tuple[int, dict, tuple]] = []  # (position, event, the router's key)
     for position, event in enumerate(events):
         kind = _type(event)
         payload = _payload(event)
-        if kind in _ENTER:
-            if isinstance(payload.get("id"), str):
-                children[payload["id"]] = payload.get("childCount")
-            continue
-        if kind not in _ROUTE or not isinstance(payload.get("chosen"), str):
-            continue
-        branch = _path(event) + (payload["chosen"],)
-        run_id = _meta(event).get("runId")
-        absent = [tool for tool in index.tool_calls
-                  if tool.run_id == run_id and tool.scope[:len(branch)] == branch
-                  and tool.start_event_index is not None and tool.start_event_index > position
+        if kind in _ENTER and isinstance(payload.get("id"), str):
+            children[payload["id"]] = payload.get("childCount")
+        elif kind in _ROUTE and isinstance(payload.get("chosen"), str):
+            router = payload.get("conditionalId")
+            key = (_meta(event).get("runId"), _path(event),
+                   router if isinstance(router, str) else None)
+            routes.append((position, event, key))
+    tools = sorted((t for t in index.tool_calls if t.start_event_index is not None),
+                   key=lambda t: t.start_event_index)
+    starts = [t.start_event_index for t in tools]
+    found: dict[tuple, list[tuple[int, dict, list[ToolCall]]]] = {}
+    for number_, (position, event, key) in enumerate(routes):
+        # The branch's tools are those that started before the router's next decision.
+        until = next((p for p, _, k in routes[number_ + 1:] if k == key), len(events))
+        branch = key[1] + (_payload(event)["chosen"],)
+        absent = [tool for tool in tools[bisect_right(starts, position):
+                                         bisect_left(starts, until)]
+                  if tool.run_id == key[0] and tool.scope[:len(branch)] == branch
                   and _found_nothing(events, tool)]
         if absent:
-            causes.append(_misroute(index, step_map, position, event, branch, absent,
-                                    children.get(payload.get("conditionalId"))
-                                    if isinstance(payload.get("conditionalId"), str) else None))
-    return causes
+            found.setdefault(key + (branch,), []).append((position, event, absent))
+    return [_misroute(index, step_map, decisions, branch, children.get(key[2]))
+            for (*key, branch), decisions in found.items()]
 
 
 def _found_nothing(events: Sequence[dict], tool: ToolCall) -> bool:
@@ -111,8 +120,10 @@ def _found_nothing(events: Sequence[dict], tool: ToolCall) -> bool:
     return _payload(events[tool.end_event_index]).get("status") == _ABSENT
 
 
-def _misroute(index: EvidenceIndex, step_map: StepMap | None, position: int, event: dict,
-              branch: tuple[str, ...], absent: list[ToolCall], child_count: object) -> LikelyCause:
+def _misroute(index: EvidenceIndex, step_map: StepMap | None,
+              decisions: list[tuple[int, dict, list[ToolCall]]], branch: tuple[str, ...],
+              child_count: object) -> LikelyCause:
+    position, event, absent = decisions[0]
     payload = _payload(event)
     chosen, router = payload["chosen"], payload.get("conditionalId")
     first = absent[0]
@@ -123,21 +134,31 @@ def _misroute(index: EvidenceIndex, step_map: StepMap | None, position: int, eve
     headline = (f"Router {_name(router)} sent{request} to {_name(chosen)}, where "
                 f"{_name(first.name)} found nothing")
     rationale = payload.get("rationale")
+    others = sum(len(tools) for _, _, tools in decisions) - 1
     why = (f"The router runs the first branch whose condition holds"
            + (f" (its words: {quoted(rationale)})" if isinstance(rationale, str) else "")
            + ", so the request never reached "
-           + (f"its other {plural(child_count - 1, 'branch')}" if is_number(child_count)
-              and child_count > 1 else "its other branches")
+           + _other_branches(child_count)
            + f". In {_name(chosen)}, {_absence_words(first)}"
-           + (f"; {plural(len(absent) - 1, 'more tool call')} there found nothing too"
-              if len(absent) > 1 else "")
+           + (f"; {plural(others, 'more tool call')} there found nothing too" if others else "")
+           + (f"; the router chose {_name(chosen)} this way {times(len(decisions))}"
+              if len(decisions) > 1 else "")
            + ". A branch whose tools honestly find nothing for the request is often the "
              "wrong branch for it.")
+    rests_on = [p for p, _, _ in decisions] + [t.end_event_index for _, _, tools in decisions
+                                               for t in tools if t.end_event_index is not None]
     return LikelyCause(MISROUTE_KIND, WARNING, headline, one_line(why), event_detail(event),
-                       nav_for_event(step_map, event),
-                       (position,) + tuple(t.end_event_index for t in absent
-                                           if t.end_event_index is not None),
-                       chosen)
+                       nav_for_event(step_map, event), tuple(rests_on), chosen)
+
+
+def _other_branches(child_count: object) -> str:
+    """``its other branch``, ``its other 2 branches``: the children of the
+    router (``composition.enter``'s count) but the one it chose."""
+    if not is_number(child_count) or child_count < 2:
+        return "its other branches"
+    if child_count == 2:
+        return "its other branch"
+    return f"its other {plural(child_count - 1, 'branch')}"
 
 
 def _absence_words(tool: ToolCall) -> str:

@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from evidence_events import agent_run, event, llm_end, llm_start, turn_start
+from evidence_events import (agent_run, event, llm_end, llm_start, tool_end, tool_start,
+                             turn_start)
 from family_facts import family_facts
 from family_files import family_recording
 from lens.evidence.causes import likely_causes
@@ -193,3 +194,34 @@ def test_a_reasoning_parse_failure_names_the_pass_its_model_call_and_the_parsers
     assert cause.is_error
     assert "reasoning block of pass 2" in cause.headline
     assert "anthropic" in cause.headline and f"“{failed['error']}”" in cause.headline
+
+
+def _routed_pass(n: int, status: str) -> list[dict]:
+    """One pass of a loop over a Conditional that chose billing, whose lookup ended ``status``."""
+    scope, t0 = ("billing",), 1000 * (n + 1)
+    end = tool_end(f"c{n}", {"looked_for": "invoices for 'cable'"}, scope=scope, ts=t0 + 4)
+    end["payload"]["status"] = status
+    return [event("composition.route_decided",
+                  {"conditionalId": "router", "chosen": "billing",
+                   "rationale": "predicate for 'billing' returned true"}, rid=f"route#{n}", ts=t0),
+            turn_start("my cable is broken", scope=scope, ts=t0 + 1),
+            llm_start(f"billing/call-llm#{n}", scope=scope, ts=t0 + 2, tools=1),
+            llm_end(f"billing/call-llm#{n}", "", scope=scope, ts=t0 + 3, tool_calls=1),
+            tool_start("find_invoices", f"c{n}", {"q": "cable"}, scope=scope, ts=t0 + 3.5),
+            end]
+
+
+def test_a_router_that_picks_the_same_empty_branch_on_every_pass_is_one_cause():
+    events = [event("composition.enter", {"kind": "Conditional", "id": "router",
+                                          "childCount": 2})]
+    events += _routed_pass(0, "absent") + _routed_pass(1, "absent")
+    [cause] = [c for c in likely_causes(build_from_events(events)) if c.kind == MISROUTE]
+    assert "its other branch." in cause.why  # two children: one other, in the singular
+    assert "1 more tool call there found nothing too" in cause.why
+    assert "the router chose billing this way twice" in cause.why
+    assert len(cause.events) == 4  # both decisions and both absences
+
+
+def test_a_branch_whose_tools_found_something_is_no_misroute():
+    events = _routed_pass(0, "ok")
+    assert not [c for c in likely_causes(build_from_events(events)) if c.kind == MISROUTE]
