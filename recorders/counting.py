@@ -10,7 +10,9 @@ from __future__ import annotations
 
 # Nouns whose plural is not the noun plus "s".
 IRREGULAR_PLURALS = {"piece of context": "pieces of context", "entry": "entries",
-                     "policy": "policies", "retry": "retries"}
+                     "policy": "policies", "retry": "retries", "branch": "branches",
+                     "earlier entry": "earlier entries", "pass": "passes",
+                     "other search": "other searches"}
 
 
 def noun_for(count: int | float, noun: str) -> str:

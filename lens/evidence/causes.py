@@ -10,7 +10,11 @@ that usually explain a wrong or missing answer:
 3. rejected routes and governor trips of a skill graph;
 4. context that was cut: pieces evicted or dropped from a slot, budget
    pressure, events the recorder dropped or a run that did not complete;
-5. a tool result no later model call in its scope was served.
+5. a tool result no later model call in its scope was served;
+6. beside those, routes that sent a request where it could not be answered
+   (:mod:`lens.evidence.routed_away`), memory a strategy left out
+   (:mod:`lens.evidence.memory_folded`) and, in a run with an error, the
+   model's recorded reasoning (:mod:`lens.evidence.reasoning`).
 
 Before all of these come the framework's own verdicts (an unmet output
 contract, a denied or halted permission check, a fail-fast, a canned answer,
@@ -36,7 +40,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from recorders.catalogue import CONTEXT_BUDGET_PRESSURE, SKILL_REJECTED, VERDICT, \
@@ -47,13 +50,18 @@ from recorders.audit import is_bounded_result
 from recorders.gaps import Gap
 from recorders.route_recorder import RouteHop, RouteTrip, format_route_hop
 from recorders.values import is_number
+from lens.evidence.cause_record import ERROR, WARNING, LikelyCause
+from lens.evidence.memory_folded import folded_memories
+from lens.evidence.memory_repeated import repeated_memories
 from lens.evidence.nav import Nav, call_in_words, call_title, nav_for_call, nav_for_tool
 from lens.evidence.plain_headlines import finding_headline
+from lens.evidence.reasoning import reasoning_causes
+from lens.evidence.routed_away import routed_away
+from lens.evidence.ungrounded import ungrounded_answers
 from lens.wording import number, plural, quoted
 from lens.route_view import hop_step_index, trip_marks
-from lens.text import DisplayText, display_text, format_ms, one_line
+from lens.text import display_text, format_ms, one_line
 
-ERROR, WARNING = "error", "warning"
 # A result in the framework's bracketed refusal form: "[permission denied: why]".
 _DENIAL = re.compile(r"\s*\[\s*(?:permission\s+)?denied\b\s*(?::\s*(?P<reason>[^\]]*))?",
                      re.IGNORECASE)
@@ -70,26 +78,6 @@ EVICTED_QUOTE_CHARS = 60
 GROWTH_CALLS = 8
 
 
-@dataclass(frozen=True)
-class LikelyCause:
-    """One fact that may explain a wrong answer, and where to see it."""
-
-    kind: str                 # our words: "failed tool", "provider error", ...
-    severity: str             # ERROR | WARNING
-    headline: str             # may hold recording names: show as text
-    why: str                  # one line; may hold recording names: show as text
-    detail: DisplayText | None  # the error text or payload, when recorded
-    nav: Nav | None
-    events: tuple[int, ...] = ()  # typed indices (positions in ``events``) it rests on
-    # What it is about, as recorded (a tool, a provider, a skill, a check's
-    # target, a slot); None when nothing names one. Causes across runs group by it.
-    subject: str | None = None
-
-    @property
-    def is_error(self) -> bool:
-        return self.severity == ERROR
-
-
 def likely_causes(index: EvidenceIndex, step_map: StepMap | None = None, *,
                   hops: Sequence[RouteHop] = (), trips: Sequence[RouteTrip] = (),
                   gaps: Sequence[Gap] = ()) -> tuple[LikelyCause, ...]:
@@ -100,17 +88,20 @@ def likely_causes(index: EvidenceIndex, step_map: StepMap | None = None, *,
     found += _denied_by_result(index, step_map)
     found += _provider_errors(index, step_map)
     found += _route_causes(index, step_map, hops, trips)
+    found += routed_away(index, step_map)
     found += _context_cuts(index, step_map, gaps)
+    found += folded_memories(index, step_map)
     found += _results_never_served(index, step_map, served)
-    # Imported here: the module builds this module's LikelyCause records.
-    from lens.evidence.ungrounded import ungrounded_answers
-    from lens.evidence.memory_repeated import repeated_memories
     answers = ungrounded_answers(index, step_map)  # may tell an evidence-gate verdict
     answers += repeated_memories(index, step_map)
     told = {position for cause in found + answers for position in cause.events}
     verdicts, warnings = _framework_causes(index, step_map, told)
     errors = sorted(verdicts + [c for c in answers if c.is_error], key=lambda c: min(c.events))
-    return tuple(errors + found + [c for c in answers if not c.is_error] + warnings)
+    # The model's reasoning is a cause only beside a failure: a run that went
+    # well needs no account of what the model thought.
+    failed = any(cause.is_error for cause in errors + found)
+    reasoning = reasoning_causes(index, step_map) if failed else []
+    return tuple(errors + found + [c for c in answers if not c.is_error] + reasoning + warnings)
 
 
 def _name(value: object) -> str:

@@ -26,7 +26,7 @@ from typing import Sequence
 
 from recorders.evidence import EvidenceIndex, ModelCall, SearchEntry, StepMap
 from lens.evidence.answer_values import Quantity, Texts, quantities
-from lens.evidence.causes import ERROR, WARNING, LikelyCause
+from lens.evidence.cause_record import ERROR, WARNING, LikelyCause
 from lens.evidence.nav import nav_for_call
 from lens.evidence.ungrounded import MEMORY_SOURCES, entry_name, grounds
 from lens.text import display_text, one_line

@@ -207,12 +207,36 @@ def _authorization(index, alike):
 
 
 def _middleware(index, alike):
-    f = alike[0]
+    """Each distinct decision of the chain once (which middleware, what it did,
+    to what): a mask and a pause for a person are two findings, not one twice."""
+    decisions: dict[tuple, list[Finding]] = {}
+    for finding in alike:
+        key = (_text(finding, "middleware"), _text(finding, "outcome"),
+               _p(finding).get("changed") is True, _middleware_target(index, finding))
+        decisions.setdefault(key, []).append(finding)
+    told = [_decision(index, same) for same in decisions.values()]
+    more = len(told) - 2
+    return ("A middleware " + told[0] + "".join(f"; another {t}" for t in told[1:2])
+            + (f"; and {plural(more, 'more decision')}" if more > 0 else ""))
+
+
+def _middleware_target(index, finding: Finding) -> str:
+    tool = _tool(index, finding)
+    if tool:
+        return tool
+    return "a message" if _text(finding, "at") == "message" else "a model call"
+
+
+def _decision(index, same: list) -> str:
+    f = same[0]
     outcome = _text(f, "outcome") or "decided"
-    verb = {"deny": "denied", "allow": "let through", "block": "blocked"}.get(outcome, outcome)
-    tool = _tool(index, f)
-    what = tool or "a model call"
-    return f"A middleware {verb} {what}{_often(alike)}" + _said(_text(f, "why", "reason"))
+    if outcome == "allow" and _p(f).get("changed") is True:
+        verb = "changed"
+    else:
+        verb = {"deny": "denied", "allow": "let through", "block": "blocked",
+                "ask": "paused to ask a person about"}.get(outcome, outcome)
+    return (f"{verb} {_middleware_target(index, f)}{_often(same)}"
+            + _said(_text(f, "why", "reason")))
 
 
 def _tool_end(index, alike):
@@ -239,10 +263,19 @@ def _shadowed(index, alike):
 
 
 def _absent(index, alike):
+    """A tool's honest "found nothing", once per search: the same search asked
+    again (a repeated call, told by its own cause) is not a second finding."""
     f = alike[0]
+    searches = list(dict.fromkeys((_tool(index, a), _text(a, "lookedFor")) for a in alike))
     looked = _text(f, "lookedFor")
-    return (f"The model looked for a tool {_tool(index, f) or ''} that is not offered".replace(
-        "  ", " ") + (f", for {quoted(looked)}" if looked else "") + _often(alike))
+    missing = _p(f).get("notChecked")
+    unchecked = [item.get("what") for item in missing if isinstance(item, dict)
+                 and isinstance(item.get("what"), str)] if isinstance(missing, list) else []
+    return (f"{_tool(index, f) or 'A tool'} found nothing"
+            + (f" for {quoted(looked)}" if looked else "")
+            + (f" and did not check {quoted(unchecked[0])}" if unchecked else "")
+            + (f" ({plural(len(searches) - 1, 'other search')} found nothing too)"
+               if len(searches) > 1 else ""))
 
 
 def _coverage(index, alike):
@@ -268,6 +301,19 @@ def _code_run(index, alike):
     f = alike[0]
     ok = _p(f).get("ok")
     return f"Code run by {_tool(index, f) or 'a tool'} " + ("succeeded" if ok else "failed")
+
+
+def _thinking_parse_failed(index, alike):
+    """Names the reasoning that was lost: the pass (iteration) and its model
+    call, the provider that sent it, and the parser's own words."""
+    f = alike[0]
+    iteration = _p(f).get("iteration")
+    which = (f" of pass {number(iteration)}" if isinstance(iteration, (int, float))
+             and not isinstance(iteration, bool) else "")
+    provider = _text(f, "providerName")
+    return (f"The reasoning block{which}{_call(index, f, 'of')} could not be read"
+            + (f" from {_name(provider)}" if provider else "") + ", so it was dropped"
+            + _said(_text(f, "error", "errorName")) + _often(alike))
 
 
 def _session_close(index, alike):
@@ -446,7 +492,8 @@ _SENTENCES: dict[str, Callable[[EvidenceIndex, Sequence[Finding]], str | None]] 
     "tools.result_refused": _result_refused, "tools.shadowed": _shadowed,
     "tools.absent": _absent, "tools.coverage_declared": _coverage,
     "validation.args_invalid": _args_invalid, "tools.code_run": _code_run,
-    "tools.session_close_failed": _session_close, "tools.discovery_failed": _discovery,
+    "tools.session_close_failed": _session_close,
+    "agent.thinking_parse_failed": _thinking_parse_failed, "tools.discovery_failed": _discovery,
     "composition.iteration_exit": _iteration_exit, "composition.exit": _exit,
     "composition.branch_complete": _branch, "eval.threshold_crossed": _threshold,
     "map.parked": _map_parked, "memory.detached": _memory_detached, "risk.flagged": _risk,

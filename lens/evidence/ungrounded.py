@@ -23,7 +23,7 @@ from recorders.catalogue import AGENT_EVIDENCE_CHECKED, VERDICT
 from recorders.evidence import TOOLS, EvidenceIndex, Finding, ModelCall, SearchEntry, StepMap
 from recorders.evidence.records import tool_name_of
 from lens.evidence.answer_values import Texts, distinctive_values, holds
-from lens.evidence.causes import ERROR, WARNING, LikelyCause
+from lens.evidence.cause_record import ERROR, WARNING, LikelyCause
 from lens.evidence.nav import call_title, nav_for_call
 from lens.text import display_text
 from lens.wording import and_words
