@@ -4,8 +4,9 @@
 what was appended since the last one and folds it: the NDJSON event stream
 ``fileObservability`` appends (one event per line, in batches, a partial last
 line kept until its rest arrives) is decoded by
-:class:`recorders.event_stream.EventStreamDecoder`, validated as the loader
-validates typed events, and fed to one :class:`recorders.evidence.build.EvidenceBuilder`
+:class:`recorders.event_stream.EventStreamDecoder`, taken in by one
+:class:`recorders.read.event_stream.GrowingStreamRun` per run (checked as the
+loader checks a whole stream) and fed to its :class:`recorders.evidence.build.EvidenceBuilder`
 per run (``meta.runId``, as :func:`recorders.event_stream.split_runs` splits a
 whole file). The work per poll is proportional to what was appended; the file
 is never read again from its start.
@@ -68,25 +69,20 @@ import json
 import os
 import re
 import stat
-import threading
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import perf_counter
 from typing import Any, Callable
 
 from recorders import boundary_names
-from recorders.catalogue import (AGENT_TURN_END, AGENT_TURN_START, COMPOSITION_ENTER,
-                                 COMPOSITION_EXIT, ERROR_FATAL, LLM_END, LLM_START, TOOL_END,
-                                 TOOL_START)
+from recorders.catalogue import AGENT_TURN_END, COMPOSITION_EXIT, ERROR_FATAL
 from recorders.deep_parse import collector_paused
 from recorders.errors import NothingWrittenYet, RecordingError
 from recorders.event_stream import EventStreamDecoder, run_id_of
 from recorders.evidence import ModelCall, ToolCall
 from recorders.evidence.build import EvidenceBuilder
 from recorders.evidence.records import CONSUMER_SCOPE
-from recorders.event_types import KNOWN_TYPED_TYPES
 from recorders import packed
 from recorders.read import event_stream as stream_kind, names
 from recorders.loading import LoadedFile, Recording, load_file
@@ -115,9 +111,6 @@ _CAUSE_COST_FACTOR = 4.0
 _CAUSE_FREE_SECONDS = 0.005
 # Causes that are the calls still running while the run is: not causes yet.
 _OPEN_CALL_KINDS = frozenset({"tool did not end", "model call did not end"})
-# The types stream_kind.stream_gaps reads (every other type it passes over).
-_GAP_TYPES = frozenset({AGENT_TURN_START, AGENT_TURN_END, COMPOSITION_ENTER, COMPOSITION_EXIT,
-                        LLM_START, LLM_END, TOOL_START, TOOL_END})
 # A run's end: these types at the root scope (an Agent's ends in its ``final`` stage).
 _END_TYPES = frozenset({AGENT_TURN_END, COMPOSITION_EXIT})
 _FINAL_SEGMENT = "final"
@@ -133,31 +126,26 @@ class FollowedRun:
 
     def __init__(self, run_id: str | None) -> None:
         self.run_id = run_id
-        self.events: list[dict] = []
+        self.stream = stream_kind.GrowingStreamRun()
         self.evidence = EvidenceBuilder()
-        self.typed_counts: Counter[str] = Counter()
-        self.without_meta: Counter[str] = Counter()
-        self.run_ids: dict[str, None] = {}
         self.ended_at: int | None = None  # position of the event that ended it
-        # The events the loader's stream gaps read (and the run's first event):
-        # the gaps are said of these, not of every event again on each open.
-        self.gap_events: list[dict] = []
         self._open: tuple[int, OpenRun] | None = None
+
+    @property
+    def events(self) -> list[dict]:
+        """The run's events read so far (the stream's own list: read, never change)."""
+        return self.stream.events
 
     @property
     def ended(self) -> bool:
         return self.ended_at is not None
 
-    def add(self, events: list[dict]) -> None:
-        """Fold events already validated (see :func:`_validated`)."""
+    def add(self, events: list[dict], where: str) -> None:
+        """Check ``events`` as the loader checks a stream (RecordingError naming
+        ``where``; then none of them is taken in) and fold them."""
         start = len(self.events)
-        self.events.extend(events)
+        self.stream.add(events, where)
         self.evidence.feed(events)
-        gap_events = self.gap_events
-        if not gap_events and events:
-            gap_events.append(events[0])
-            events = events[1:]
-        gap_events.extend(e for e in events if e.get("type") in _GAP_TYPES)
         if self.ended_at is None:
             for offset, event in enumerate(self.events[start:]):
                 if _ends_run(event):
@@ -180,16 +168,7 @@ class FollowedRun:
 
     def recording(self, kind: str = EVENT_STREAM) -> Recording:
         """A :class:`Recording` of the events read so far (its own list of them)."""
-        known = dict(self.typed_counts)
-        recording = Recording(
-            source_kind=kind, typed_events=list(self.events), boundary_events=[],
-            has_typed_stream=True, has_boundary_log=False, typed_counts=known,
-            typed_run_ids=list(self.run_ids),
-            unknown_typed_types={k: v for k, v in known.items() if k not in KNOWN_TYPED_TYPES},
-            typed_without_meta=dict(self.without_meta))
-        # In the loader's words for the same events (recorders/read/event_stream.py).
-        recording.gaps.extend(stream_kind.stream_run_gaps(recording, self.gap_events))
-        return recording
+        return self.stream.recording(kind)
 
 
 @dataclass
@@ -595,24 +574,22 @@ class FollowedFile:
     def _add(self, run: FollowedRun, segment: list[dict], batch: list[dict], start: int,
              generation: _Generation, first_line: int, lines: Callable[[], bytes]) -> None:
         try:
-            _validated(run, segment, "events")
+            run.add(segment, "events")
         except RecordingError:
-            # Name the line: validate one event at a time to find it.
+            # Name the line: check one event at a time to find it.
             for offset, event in enumerate(segment):
                 line = _line_number(lines(), first_line, start + offset)
                 try:
-                    _validated(run, [event], f"{self._words(generation.name)} line {line}",
-                               count=False)
+                    stream_kind.GrowingStreamRun.check(
+                        [event], f"{self._words(generation.name)} line {line}")
                 except RecordingError as exc:
                     good = segment[:offset]
                     if good:
-                        _validated(run, good, "events")
-                        run.add(good)
+                        run.add(good, "events")
                         self.events_read += len(good)
                     raise RecordingError(f"{exc} (the {self.events_read} events before it "
                                          "were read)") from None
             raise
-        run.add(segment)
         self.events_read += len(segment)
 
     def _words(self, name: str | Path) -> str:
@@ -975,18 +952,6 @@ def _line_number(lines: bytes, lines_before: int, index: int) -> int:
             if seen == index:
                 return number
     return lines_before + index + 1
-
-
-def _validated(run: FollowedRun, events: list[dict], where: str, *, count: bool = True) -> None:
-    """Check ``events`` as the loader checks a typed stream (RecordingError
-    naming ``where``), and count them into ``run``."""
-    probe = Recording(source_kind=EVENT_STREAM, typed_events=events, boundary_events=[],
-                      has_typed_stream=True, has_boundary_log=False)
-    stream_kind.check_typed_events(probe, where)  # the loader's own check, batch by batch
-    if count:
-        run.typed_counts.update(probe.typed_counts)
-        run.without_meta.update(probe.typed_without_meta)
-        run.run_ids.update(dict.fromkeys(probe.typed_run_ids))
 
 
 __all__ = ["FollowedFile", "FollowedRun", "recording_beside", "line_limit", "IDLE_SECONDS",

@@ -4,21 +4,23 @@ typed event, an event stream of one line.
 
 Besides the reader, this module says what a stream's typed events show of
 how far its run got (:func:`stream_gaps`, which an audit bundle's records are
-read by too), and lends ``lens/follow.py``, which builds a growing stream's
-run itself, the checks and gaps this reader gives
-(:func:`check_typed_events`, :func:`stream_run_gaps`).
+read by too), and reads one run of a stream batch by batch as it is written
+(:class:`GrowingStreamRun`, what ``lens/follow.py`` follows a file with), with
+the same checks and gaps as a whole stream read at once.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from typing import Any
 
 from recorders.catalogue import (AGENT_TURN_END, AGENT_TURN_START, COMPOSITION_ENTER,
                                  COMPOSITION_EXIT, LLM_END, LLM_START, TOOL_END, TOOL_START)
 from recorders.deep_parse import PARSE_RECURSION_LIMIT, parsing
 from recorders.errors import RecordingError
+from recorders.event_types import KNOWN_TYPED_TYPES
 from recorders.event_stream import EventStreamDecoder, split_runs
 from recorders.gaps import Gap
 from recorders.read.model import LoadedFile, NestedReader, Recording
@@ -145,6 +147,66 @@ def stream_run_gaps(recording: Recording, events: list[dict]) -> list[Gap]:
     """The gaps of a stream's run once its events are checked: no boundary log,
     how far the run got, and what every run is told."""
     return [STREAM_ONLY_GAP, *stream_gaps(events), *recording_gaps(recording, None)]
+
+
+class GrowingStreamRun:
+    """One run of an event stream read batch by batch while it is written.
+
+    Owns: the run's events so far, each batch checked as a whole stream's
+    events are (:func:`check_typed_events`) before it is taken in, their counts,
+    and the few events its gaps are said of, so :meth:`recording` costs the
+    events' list copy and not a walk of them all again. Does not own: decoding
+    lines, telling runs apart (``meta.runId``), or any fold of the events
+    (a follower feeds its own evidence builder the same batches).
+    """
+
+    # The types stream_gaps reads; every other event it passes over.
+    _GAP_TYPES = frozenset({AGENT_TURN_START, AGENT_TURN_END, COMPOSITION_ENTER,
+                            COMPOSITION_EXIT, LLM_START, LLM_END, TOOL_START, TOOL_END})
+
+    def __init__(self) -> None:
+        self.events: list[dict] = []
+        self._typed_counts: Counter[str] = Counter()
+        self._without_meta: Counter[str] = Counter()
+        self._run_ids: dict[str, None] = {}
+        # The run's first event and every event of a type the gaps read.
+        self._gap_events: list[dict] = []
+
+    @staticmethod
+    def check(events: list[dict], where: str) -> Recording:
+        """``events`` checked as a whole stream's are (RecordingError naming
+        ``where`` and the event), taken in nowhere: a probe of their counts."""
+        probe = Recording(source_kind=EVENT_STREAM, typed_events=events, boundary_events=[],
+                          has_typed_stream=True, has_boundary_log=False)
+        check_typed_events(probe, where)
+        return probe
+
+    def add(self, events: list[dict], where: str) -> None:
+        """Check ``events`` and take them in; on a RecordingError none of them is."""
+        probe = self.check(events, where)
+        self._typed_counts.update(probe.typed_counts)
+        self._without_meta.update(probe.typed_without_meta)
+        self._run_ids.update(dict.fromkeys(probe.typed_run_ids))
+        gap_events = self._gap_events
+        if not gap_events and events:
+            gap_events.append(events[0])
+            gap_events.extend(e for e in events[1:] if e.get("type") in self._GAP_TYPES)
+        else:
+            gap_events.extend(e for e in events if e.get("type") in self._GAP_TYPES)
+        self.events.extend(events)
+
+    def recording(self, kind: str = EVENT_STREAM) -> Recording:
+        """A :class:`Recording` of the events so far (its own list of them),
+        with the gaps a whole stream of the same events is given."""
+        known = dict(self._typed_counts)
+        recording = Recording(
+            source_kind=kind, typed_events=list(self.events), boundary_events=[],
+            has_typed_stream=True, has_boundary_log=False, typed_counts=known,
+            typed_run_ids=list(self._run_ids),
+            unknown_typed_types={k: v for k, v in known.items() if k not in KNOWN_TYPED_TYPES},
+            typed_without_meta=dict(self._without_meta))
+        recording.gaps.extend(stream_run_gaps(recording, self._gap_events))
+        return recording
 
 
 # ─── How far the run got ───────────────────────────────────────────────
