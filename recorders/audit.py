@@ -38,6 +38,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from recorders.catalogue import LLM_TOKEN
 from recorders.errors import RecordingError
 from recorders.gaps import Gap
 from recorders.read.event_stream import stream_gaps
@@ -52,7 +53,7 @@ GENESIS_TYPE = "audit.genesis"
 # Records the audit chain writes of its own, not events the framework emitted:
 # counted apart from the framework's typed events.
 CHAIN_RECORD_TYPES = frozenset({GENESIS_TYPE})
-TOKEN_TYPE = "agentfootprint.stream.token"
+TOKEN_TYPE = LLM_TOKEN
 UNFINISHED_RUN = ("the records stop before the run's end: the bundle was taken while the run "
                   "was going (bundle() and drain() may be called mid-run), or the run crashed")
 BOUNDED_PAYLOADS = ("payloads are bounded by the audit export: tool arguments are key names, "

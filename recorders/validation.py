@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from recorders import boundary_names
 from recorders.balance import BalanceReport, BalanceTracker
 from recorders.catalogue import LLM_END, LLM_START, TOOL_START
 from recorders.counting import counted
@@ -72,23 +73,23 @@ _PATH = "a list of strings"
 
 # Fields the projections read, by boundary event type: (name, expected, required).
 _BOUNDARY_FIELDS: dict[str, tuple[tuple[str, str, bool], ...]] = {
-    "run.entry": (),
-    "run.exit": (),
-    "subflow.entry": (("subflowId", _STR, True), ("description", _STR, False),
-                      ("subflowName", _STR, False), ("primitiveKind", _STR, False)),
-    "subflow.exit": (("subflowId", _STR, True), ("subflowName", _STR, False)),
-    "fork.branch": (("parentSubflowId", _STR, True), ("childName", _STR, True)),
-    "decision.branch": (("chosen", _STR, True), ("rationale", _STR, False),
-                        ("decider", _STR, False)),
-    "loop.iteration": (("target", _STR, True), ("iteration", _NUM, True)),
-    "llm.start": (("model", _STR, False), ("provider", _STR, False)),
-    "llm.end": (("toolCallCount", _NUM, True), ("stopReason", _STR, False)),
-    "tool.start": (("toolName", _STR, True), ("toolCallId", _STR, False)),
-    "tool.end": (("toolCallId", _STR, False), ("error", _BOOL, False),
-                 ("durationMs", _NUM, False)),
-    "context.injected": (("slot", _STR, False), ("source", _STR, False)),
-    "composition.start": (("kind", _STR, False), ("name", _STR, False)),
-    "composition.end": (("kind", _STR, False), ("name", _STR, False)),
+    boundary_names.RUN_ENTRY: (),
+    boundary_names.RUN_EXIT: (),
+    boundary_names.SUBFLOW_ENTRY: (("subflowId", _STR, True), ("description", _STR, False),
+                                   ("subflowName", _STR, False), ("primitiveKind", _STR, False)),
+    boundary_names.SUBFLOW_EXIT: (("subflowId", _STR, True), ("subflowName", _STR, False)),
+    boundary_names.FORK_BRANCH: (("parentSubflowId", _STR, True), ("childName", _STR, True)),
+    boundary_names.DECISION_BRANCH: (("chosen", _STR, True), ("rationale", _STR, False),
+                                     ("decider", _STR, False)),
+    boundary_names.LOOP_ITERATION: (("target", _STR, True), ("iteration", _NUM, True)),
+    boundary_names.LLM_START: (("model", _STR, False), ("provider", _STR, False)),
+    boundary_names.LLM_END: (("toolCallCount", _NUM, True), ("stopReason", _STR, False)),
+    boundary_names.TOOL_START: (("toolName", _STR, True), ("toolCallId", _STR, False)),
+    boundary_names.TOOL_END: (("toolCallId", _STR, False), ("error", _BOOL, False),
+                              ("durationMs", _NUM, False)),
+    boundary_names.CONTEXT_INJECTED: (("slot", _STR, False), ("source", _STR, False)),
+    boundary_names.COMPOSITION_START: (("kind", _STR, False), ("name", _STR, False)),
+    boundary_names.COMPOSITION_END: (("kind", _STR, False), ("name", _STR, False)),
 }
 _BOUNDARY_COMMON = (("runtimeStageId", _STR, True), ("subflowPath", _PATH, True),
                     ("ts", _NUM, True))
