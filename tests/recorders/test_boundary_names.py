@@ -49,3 +49,11 @@ def test_no_layer_above_the_recorders_spells_an_event_name_of_its_own():
                for path in sorted((REPO / layer).rglob("*.py"))
                for found in _spelled_names(path, names)]
     assert spelled == []
+
+
+def test_inside_the_recorders_only_the_two_homes_spell_an_event_name():
+    homes = {REPO / "recorders" / "boundary_names.py", REPO / "recorders" / "catalogue.py"}
+    names = boundary_names.ALL_NAMES | catalogue.ALL_NAMES
+    spelled = [found for path in sorted((REPO / "recorders").rglob("*.py"))
+               if path not in homes for found in _spelled_names(path, names)]
+    assert spelled == []
