@@ -14,17 +14,21 @@ runs by digest), the garbage collector's policy (``lens_ui/collector.py``;
 here it is only paused while a run's views are built), or widgets.
 
 Everything an :class:`OpenRun` holds is built once and then only read, so one
-open run can be shared by every session that shows it. Helpers whose result
-depends on the scope on screen (:meth:`OpenRun.scoped_steps`,
-:meth:`OpenRun.step_map`, :meth:`OpenRun.diagram`) build afresh on each call and keep nothing: a caller
-that asks often (the app, per slider move) keeps the result itself.
+open run can be shared by every session that shows it. What depends on the
+scope on screen (:meth:`OpenRun.scoped_steps`, :meth:`OpenRun.step_map`,
+:meth:`OpenRun.diagram`) is kept in the :class:`RunCache` the run was opened
+with: by default none (:class:`KeepNothing`: built on each call, for a
+command or a notebook that asks once); the app hands in its server store's,
+so a slider move only looks things up, within the store's memory budget.
 """
 
 from __future__ import annotations
 
 import threading
+from contextlib import AbstractContextManager, nullcontext
 from time import perf_counter
 from dataclasses import dataclass
+from typing import Callable, Protocol, TypeVar
 
 from recorders.deep_parse import collector_paused
 from recorders.evidence import EvidenceIndex, StepMap, build_evidence_index, run_id
@@ -40,8 +44,45 @@ from lens.text import clipped_json
 
 # A pass's output is shown in its node's hover: more than this is read in the step detail.
 PASS_OUTPUT_CHARS = 400
+# What a scope's kept views cost per byte of the run's JSON (a cache's budget
+# reads them): the largest measured with tracemalloc at the root of the two
+# large corpus runs and the 20x copy (0.004-0.032), rounded up. A nested scope
+# holds fewer steps than the root, so these are upper bounds for it.
+SCOPED_STEPS_PER_JSON_BYTE = 0.03
+STEP_MAP_PER_JSON_BYTE = 0.02
+DIAGRAM_PER_JSON_BYTE = 0.04
 
-__all__ = ["OpenRun", "ProfileViews", "open_run", "PROFILES", "DEFAULT_PROFILE"]
+__all__ = ["OpenRun", "ProfileViews", "RunCache", "KeepNothing", "open_run", "PROFILES",
+           "DEFAULT_PROFILE"]
+
+Built = TypeVar("Built")
+
+
+class RunCache(Protocol):
+    """Where an open run keeps what it builds for one scope on screen, and what
+    surrounds the first build of a profile's views. The caller's: the app
+    hands in one over its server store (``lens_ui/runs.py``); this module
+    never decides how long anything is kept."""
+
+    def keep(self, key: tuple, build: Callable[[], Built], *, per_json_byte: float) -> Built:
+        """What ``build()`` gives, or what an earlier call with ``key`` kept.
+        ``per_json_byte``: an upper bound of its size per byte of the run's JSON."""
+        ...
+
+    def building_views(self, profile: str) -> AbstractContextManager[object]:
+        """Around the first build of ``profile``'s views (the app shows a spinner)."""
+        ...
+
+
+class KeepNothing:
+    """The cache of a run opened without one: builds on every call, keeps
+    nothing, and shows nothing while a profile is built."""
+
+    def keep(self, key: tuple, build: Callable[[], Built], *, per_json_byte: float) -> Built:
+        return build()
+
+    def building_views(self, profile: str) -> AbstractContextManager[object]:
+        return nullcontext()
 
 
 @dataclass(frozen=True)
@@ -56,8 +97,13 @@ class ProfileViews:
 class OpenRun:
     """A loaded recording and everything built over it; see the module doc."""
 
+    # Stateless, so one serves every run opened without a cache.
+    _cache: RunCache = KeepNothing()
+
     def __init__(self, recording: Recording, timings: dict[str, float] | None = None,
-                 runs_in_file: int | None = None) -> None:
+                 runs_in_file: int | None = None, cache: RunCache | None = None) -> None:
+        if cache is not None:
+            self._cache = cache
         started = perf_counter()
         # Building allocates enough to set off collections that walk the whole
         # recording, to free nothing: the collector is paused for the build
@@ -70,11 +116,14 @@ class OpenRun:
 
     @classmethod
     def from_parts(cls, recording: Recording, evidence: EvidenceIndex,
-                   runs_in_file: int | None = None) -> OpenRun:
+                   runs_in_file: int | None = None,
+                   cache: RunCache | None = None) -> OpenRun:
         """An open run over an evidence index built elsewhere: a follower grows
         the index event by event (``lens/follow.py``) instead of building it on
         open. ``evidence`` must be the index of exactly ``recording``."""
         opened = cls.__new__(cls)
+        if cache is not None:
+            opened._cache = cache
         opened._hold(recording, evidence, run_id(recording), runs_in_file)
         return opened
 
@@ -111,7 +160,11 @@ class OpenRun:
         """
         built = self._views.get(profile)
         if built is None:
-            with self._building:  # two sessions asking at once build it once
+            if profile not in PROFILES:  # refused before the cache shows a build
+                raise ValueError(f"unknown profile {profile!r}; choose one of "
+                                 f"{', '.join(PROFILES)}")
+            # two sessions asking at once build it once
+            with self._cache.building_views(profile), self._building:
                 built = self._views.get(profile)
                 if built is None:
                     with collector_paused():
@@ -144,12 +197,21 @@ class OpenRun:
         """Steps at the root under every profile (builds each one)."""
         return {profile: self.step_count(profile) for profile in PROFILES}
 
-    # ── per scope on screen, built on each call ─────────────────────
+    def built_step_counts(self) -> dict[str, int]:
+        """Steps at the root under each profile built so far (builds none)."""
+        return {profile: self.step_count(profile) for profile in PROFILES
+                if self.has_views(profile)}
+
+    # ── per scope on screen, kept in the run's cache ────────────────
 
     def scoped_steps(self, profile: str, path: tuple[str, ...]) -> ScopedSteps:
-        """The step list links reach from scope ``path``: its own steps first,
-        then every other scope's (see :mod:`lens.step_places`)."""
-        return self.views(profile).places.for_scope(tuple(path))
+        """The step list links reach from scope ``path`` (the root when
+        ``path`` names no scope): its own steps first, then every other
+        scope's (see :mod:`lens.step_places`)."""
+        path = self.scope(profile, tuple(path)).path
+        return self._cache.keep(("scoped", profile, path),
+                                lambda: self.views(profile).places.for_scope(path),
+                                per_json_byte=SCOPED_STEPS_PER_JSON_BYTE)
 
     def place(self, profile: str, path: tuple[str, ...], position: int) -> StepPlace | None:
         """Position ``position`` of :meth:`scoped_steps` as (scope path, index, count)."""
@@ -157,14 +219,21 @@ class OpenRun:
 
     def step_map(self, profile: str, path: tuple[str, ...]) -> StepMap:
         """Where each model and tool call sits in :meth:`scoped_steps` of ``path``."""
-        return StepMap(self.evidence, self.scoped_steps(profile, path).steps)
+        path = self.scope(profile, tuple(path)).path
+        return self._cache.keep(
+            ("step_map", profile, path),
+            lambda: StepMap(self.evidence, self.scoped_steps(profile, path).steps),
+            per_json_byte=STEP_MAP_PER_JSON_BYTE)
 
     def diagram(self, profile: str, path: tuple[str, ...]) -> ArrowDiagram:
         """The actor-arrow diagram of the scope at ``path`` (the root if none)."""
-        scope = self.scope(profile, path)
-        return build_arrow_diagram(scope.steps, scope.path, self.scopes(profile),
-                                   self.recording.structure, pass_output=self._pass_output,
-                                   evidence=self.evidence)
+        scope = self.scope(profile, tuple(path))
+        return self._cache.keep(
+            ("diagram", profile, scope.path),
+            lambda: build_arrow_diagram(scope.steps, scope.path, self.scopes(profile),
+                                        self.recording.structure,
+                                        pass_output=self._pass_output, evidence=self.evidence),
+            per_json_byte=DIAGRAM_PER_JSON_BYTE)
 
     def _pass_output(self, step: RunStep) -> str | None:
         output = pass_output(step, self.evidence)

@@ -28,7 +28,7 @@ from archive.database import connect, default_db_path
 from archive.limits import FileLimits, NoRoomNow
 from archive.store import ArchiveStore
 from lens_ui.run_store import OverBudget
-from lens_ui.runs import server_store
+from lens_ui.held import server_store
 from lens_ui.server_limits import server_limits
 
 _log = logging.getLogger("lens.archive")

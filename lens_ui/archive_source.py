@@ -5,9 +5,10 @@ label maps to a configured folder (``lens_ui/archive_config.py``) and the file
 is read through a descriptor opened beneath that folder, following no symlink
 (``lens_ui/folder_read.py`` over ``archive/beneath.py``), so nothing from the
 browser, and nothing swapped into the folder while it is read, can reach
-another file. The run itself is an :class:`lens_ui.sources.ArchiveSource`. A link
-(``?archive=<label>/<path>``) is held to more: the path must also be a run in
-the server's index of that folder (:func:`linked_archive_run`).
+another file. The run itself is an :class:`ArchiveSource`, the archive's kind
+of :class:`lens_ui.sources.RunSource`. A link (``?archive=<label>/<path>``) is
+held to more: the path must also be a run in the server's index of that
+folder (:func:`linked_archive_run`).
 
 Bytes are not cached here: a run the server's store holds is shown without
 reading its file again, and one it does not is read once more, so nothing of
@@ -19,17 +20,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
-
 from archive.errors import ArchiveError
 from archive.beneath import NOT_REGULAR, SYMLINK, TOO_LARGE
+from lens.link import ARCHIVE as ARCHIVE_PARAM
 from lens_ui.archive_config import archive_folders
-from lens_ui.archive_jobs import db_path, reader
 from lens_ui.folder_read import FolderFileRefused, read_in_folder
-from lens_ui.sources import ArchiveSource, digest_of
+from lens_ui.sources import ARCHIVE, Linked, LinkRefused, RunSource, digest_of
 
 
-class ArchiveLinkRefused(Exception):
+class ArchiveSource(RunSource):
+    """A run file of a configured archive folder, named ``<label>/<path>``."""
+
+    kind, link_key, words = ARCHIVE, ARCHIVE_PARAM, "archive"
+
+    def read(self) -> bytes | None:
+        return archive_bytes(self)
+
+    @classmethod
+    def from_link(cls, value: str) -> Linked:
+        linked = linked_archive_run(value)
+        return Linked(linked.choice, linked.notice)
+
+
+class ArchiveLinkRefused(LinkRefused):
     """A link's archive run that cannot be opened; the message is one app-written
     sentence that never quotes the link."""
 
@@ -64,8 +77,8 @@ def linked_archive_run(value: str) -> LinkedArchiveRun:
     """The run a link's ``<label>/<path>`` names: a configured folder's label,
     a plain path inside that folder (no symlink followed below it), and a file
     the server's index of the folder holds as a run. Anything else raises
-    :class:`ArchiveLinkRefused`. A file whose bytes differ from what was
-    indexed still opens, as it is now, with a notice."""
+    :class:`ArchiveLinkRefused` (a :class:`LinkRefused`). A file whose bytes
+    differ from what was indexed still opens, as it is now, with a notice."""
     label, _, file = value.partition("/")
     folders = archive_folders()
     if label not in folders:
@@ -106,6 +119,11 @@ _REFUSED_LINK = {
 def _indexed_digest(folder: Path, file: str) -> str | None:
     """The sha256 the folder's index holds for run ``file``; None when the index
     does not exist or has no run of that path."""
+    # Loaded here, not on import: the index's reader brings DuckDB and the
+    # archive package, which a page that never checks an archive link never needs.
+    import duckdb
+
+    from lens_ui.archive_jobs import db_path, reader
     db = db_path(folder)
     if not db.is_file():
         return None

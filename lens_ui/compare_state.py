@@ -26,7 +26,8 @@ from lens_ui.runs import (LoadedRun, RunSource, open_source, run_in_file, sample
                           server_store, session_id)
 from lens_ui.run_store import OverBudget
 from lens_ui.samples import default_sample, sample_catalog
-from lens_ui.sources import SAMPLE, UPLOAD, LinkRefused, from_ref
+from lens_ui.source_links import from_ref
+from lens_ui.sources import SAMPLE, UPLOAD, LinkRefused
 
 PAIR = "lens.compare.pair"          # (RunSource, RunSource): open the page on these
 LINK_READ = "lens.compare.link_read"

@@ -30,7 +30,7 @@ PLACES_PER_JSON_BYTE = 0.3
 def _tables(run: LoadedRun) -> tuple[EventTable, EventTable]:
     def build() -> tuple[EventTable, EventTable]:
         with st.spinner("Tabulating the events…"):
-            recording = run.run.recording
+            recording = run.recording
             return typed_table(recording.typed_events), boundary_table(recording.boundary_events)
     return run.derived(("event tables",), build, per_json_byte=TABLES_PER_JSON_BYTE)
 
@@ -38,14 +38,14 @@ def _tables(run: LoadedRun) -> tuple[EventTable, EventTable]:
 def event_places(run: LoadedRun, profile: str) -> EventPlaces:
     def build() -> EventPlaces:
         with st.spinner("Placing the events on the steps…"):
-            return EventPlaces.for_run(run.run, profile)
+            return EventPlaces.for_run(run, profile)
     return run.derived(("event places", profile), build, per_json_byte=PLACES_PER_JSON_BYTE)
 
 
 def events_page(run: LoadedRun) -> None:
     if st.session_state.pop(GO_TO_RUN, False):
         navigation.switch_to(navigation.RUN)
-    recording = run.run.recording
+    recording = run.recording
     st.title("Raw events", anchor=False)
     st.text(run.source.name)
     typed, boundary = _tables(run)

@@ -59,7 +59,7 @@ class EvidenceLinks:
         self.run = run
         self.profile = profile
         self.scoped: ScopedSteps = run.scoped_steps(profile, path)
-        self.index: EvidenceIndex = run.run.evidence
+        self.index: EvidenceIndex = run.evidence
         self.step_map: StepMap = run.step_map(profile, path)
 
     @property
@@ -125,7 +125,7 @@ def backtrack_tab(run: LoadedRun, profile: str, path: tuple[str, ...], position:
     causes = likely_causes_of(run, profile, tuple(path), links)
     # Said once, above the causes: the integrity ledger, and what a composition's file cannot hold.
     notes = [note for note in (integrity_line(index),
-                               unrecorded_in_composition(run.run.recording.typed_counts)) if note]
+                               unrecorded_in_composition(run.recording.typed_counts)) if note]
     render_causes(causes, lambda target: links.go(target, show_steps_tab), steps=links.steps,
                   key=CAUSES_KEY, step_label=links.label, notes=notes)
     if index.calls:
@@ -133,7 +133,7 @@ def backtrack_tab(run: LoadedRun, profile: str, path: tuple[str, ...], position:
     if profile != DEFAULT_PROFILE:
         st.caption(REFERENCE_NOTE)
     render_backtrack(index, lambda target: links.go(target, show_steps_tab), steps=links.steps,
-                     step_map=links.step_map, recording_id=run.run.run_id, profile=profile,
+                     step_map=links.step_map, recording_id=run.run_id, profile=profile,
                      key=BACKTRACK_KEY, step_label=links.label,
                      report_places=links.report_place, causes=causes)
     chosen = st.session_state.get(BACKTRACK_TARGET)
@@ -156,7 +156,7 @@ def likely_causes_of(run: LoadedRun, profile: str, path: tuple[str, ...],
     def build() -> tuple[LikelyCause, ...]:
         route = run.views(profile).projection.route
         return likely_causes(links.index, links.step_map, hops=route.get_hops(),
-                             trips=route.get_trips(), gaps=run.run.recording.gaps)
+                             trips=route.get_trips(), gaps=run.recording.gaps)
     return run.derived(("likely causes", profile, path), build,
                        per_json_byte=CAUSES_PER_JSON_BYTE)
 

@@ -44,6 +44,9 @@ NO_STEPS_WORDS = {
     names.EVENT_STREAM: "an event stream (fileObservability)",
     names.AUDIT_BUNDLE: "an audit bundle",
 }
+# Why a pill may carry no step count: the honest reason, in the switch's help.
+UNBUILT_HELP = ("A projection's step count shows once it has been opened: counting its steps "
+                "means building it.")
 PROFILE_HELP = {
     "lens": "lens: the corrected projection (an Agent shows its user/model/tool arrows)",
     "reference": "reference: agentfootprint's own replay, faults included, for comparison",
@@ -66,7 +69,7 @@ def run_bar(run: LoadedRun, profile: str, screen: FirstScreen) -> None:
     """The open run, how it ended and whether its file is whole (``screen``'s
     chips), its key figures, its details."""
     projection = run.views(profile).projection
-    recording, evidence = run.run.recording, run.run.evidence
+    recording, evidence = run.recording, run.evidence
     summary = summarise(evidence, projection.route.get_path(), recording.run_info)
     problems = _health(run, projection)
     choice = run.source
@@ -122,7 +125,7 @@ def file_panel(run: LoadedRun, file: FileFacts) -> None:
                 for cell, (name, text) in zip(st.columns(len(parts)), parts.items()):
                     cell.caption(name)
                     cell.text(_report_text(text))
-    if not run.run.recording.has_boundary_log:
+    if not run.recording.has_boundary_log:
         what = NO_STEPS_WORDS.get(file.kind, "a file with no boundary log")
         st.info(f"This run comes from {what}: the agent's own events only. It shows the model "
                 "and tool calls, what each model call was served, likely causes, the timeline, "
@@ -163,9 +166,9 @@ def first_screen_of(run: LoadedRun, profile: str) -> FirstScreen:
     links = EvidenceLinks(run, profile, ROOT)
     # The file chip counts the file's own gaps, the ones `footprint-lens info`
     # lists; what a view cannot show is a note in Run details, not a gap.
-    return first_screen(run_ending(run.run), likely_causes_of(run, profile, ROOT, links),
-                        links.scoped.place, run.run.recording.complete,
-                        len(run.run.recording.gaps))
+    return first_screen(run_ending(run), likely_causes_of(run, profile, ROOT, links),
+                        links.scoped.place, run.recording.complete,
+                        len(run.recording.gaps))
 
 
 def answer_first(screen: FirstScreen) -> None:
@@ -231,9 +234,9 @@ class Health:
 
 
 def _health(run: LoadedRun, projection: Projection) -> Health:
-    recording = run.run.recording
+    recording = run.recording
     return Health([gap.message for gap in recording.gaps],
-                  list(projection.notes) + timing_notes(run.run.evidence, recording.run_info))
+                  list(projection.notes) + timing_notes(run.evidence, recording.run_info))
 
 
 def _details(run: LoadedRun, projection: Projection, summary: RunSummary,
@@ -242,7 +245,7 @@ def _details(run: LoadedRun, projection: Projection, summary: RunSummary,
                  help="Open the Compare page with this run as run A"):
         compare_with(run.source)
         navigation.switch_to(navigation.COMPARE)
-    recording, evidence = run.run.recording, run.run.evidence
+    recording, evidence = run.recording, run.evidence
     outcome = run_outcome(evidence, recording)
     st.caption(f"How the run ended: {outcome.kind}.")
     st.text("\n".join(one_line(text, 400) for text in (outcome.headline, outcome.detail)
@@ -294,10 +297,13 @@ def summary_figures(run: LoadedRun, summary: RunSummary) -> None:
 
 
 def profile_switch(run: LoadedRun) -> str:
-    """Lens or reference projection, each labelled with its step count at the root."""
-    # Through run.views: a profile not built yet is built under its spinner.
-    counts = {profile: len(run.views(profile).scopes.root().steps) for profile in PROFILES}
+    """Lens or reference projection, each labelled with its step count at the
+    root once it is built. Only the profile on screen is built: the other is
+    built when chosen, so a page that never shows it never pays for it."""
     current = session.current_profile()
+    # Through the run's cache: a profile not built yet is built under its spinner.
+    run.views(current)
+    counts = run.built_step_counts()
     if st.session_state.get(PROFILE_WIDGET) != current:
         st.session_state[PROFILE_WIDGET] = current
     # Pills, not a segmented control: the two labels do not fit the sidebar on one
@@ -305,13 +311,19 @@ def profile_switch(run: LoadedRun) -> str:
     st.pills(
         "Projection",
         options=list(PROFILES),
-        format_func=lambda p: f"{p} · {plural(counts[p], 'step')}",
+        format_func=lambda p: profile_label(p, counts.get(p)),
         key=PROFILE_WIDGET,
         required=True,
         on_change=_profile_changed,
-        help="  \n".join(PROFILE_HELP.get(p, p) for p in PROFILES),
+        help="  \n".join([*(PROFILE_HELP.get(p, p) for p in PROFILES), UNBUILT_HELP]),
     )
     return session.current_profile()
+
+
+def profile_label(profile: str, steps: int | None) -> str:
+    """A pill's label: the profile and its root step count, or the profile
+    alone when it has not been built (counting its steps would build it)."""
+    return profile if steps is None else f"{profile} · {plural(steps, 'step')}"
 
 
 def _profile_changed() -> None:

@@ -1,8 +1,11 @@
 """The server's one store of open runs and uploads, and this browser session's key in it.
 
-Kept apart from :mod:`lens_ui.runs` (which opens runs) and
-:mod:`lens_ui.sources` (where a run comes from) because both read them: an
-upload's bytes are in the store, and every open goes through it.
+Kept apart from :mod:`lens_ui.runs` (which opens runs),
+:mod:`lens_ui.sources` (where a run comes from) and
+:mod:`lens_ui.archive_jobs` (which holds the budget while indexing) because
+all of them read it: an upload's bytes are in the store, every open goes
+through it, and an index job reserves room in it. A leaf, so none of them
+imports another to reach it.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ def route_panel(run: LoadedRun, profile: str, table_key: str) -> None:
     trips = projection.route.get_trips()
     if not hops:
         nested = run.views("lens").projection.nested_skill_graphs
-        st.info(no_route_message(nested, run.run.recording.has_typed_stream),
+        st.info(no_route_message(nested, run.recording.has_typed_stream),
                 icon=":material/route:")
         return
     st.plotly_chart(route_figure(hops, trips), config=PLOT_CONFIG, key=f"{table_key}.graph")

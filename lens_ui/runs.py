@@ -10,8 +10,9 @@ runs and uploaded bytes live in one :class:`lens_ui.run_store.ServerStore` for
 the whole server, within its memory budget (``lens_ui/server_limits.py``): an
 open run is shared, never copied, and the slider only indexes into what was
 built. What depends on the scope on screen (its step list, the map of model
-calls onto it, and its diagram) is kept with the run, so a slider move only
-looks things up, and goes when the run goes. What the file says as a whole
+calls onto it, and its diagram) is kept with the run through the
+:class:`StoreCache` each open run is made with, so a slider move only looks
+things up, and goes when the run goes. What the file says as a whole
 (its kind, its runs, a bug report's words, notes) is kept with the run too
 (:class:`FileFacts`).
 
@@ -21,30 +22,28 @@ are kept: a large open run and its views are frozen once built.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import streamlit as st
 
 from recorders import loading
 from lens.wording import plural
 from recorders.errors import NothingWrittenYet, RecordingError
-from recorders.evidence import StepMap
 from recorders.loading import LoadedFile, Recording, gunzip
 from recorders.precheck import precheck
-from lens.arrows import ArrowDiagram
 from lens.file_runs import RunInFile, runs_in_file
 from lens.link import pick_run
-from lens.run import OpenRun, ProfileViews
+from lens.run import OpenRun
 from lens.run_facts import runs_held
-from lens.step_places import ScopedSteps
 from lens_ui import collector
 from lens_ui.held import server_store, session_id
 from lens_ui.server_limits import server_limits
 from lens_ui.sources import (ARCHIVE, FOLLOW, SAMPLE, UPLOAD, RunSource, SampleSource,
                              UploadSource, digest_of)
 
-__all__ = ["ARCHIVE", "FOLLOW", "SAMPLE", "UPLOAD", "RunSource", "LoadedRun",
+__all__ = ["ARCHIVE", "FOLLOW", "SAMPLE", "UPLOAD", "RunSource", "LoadedRun", "StoreCache",
            "FileFacts", "digest_of", "open_run", "open_source", "run_in_file",
            "sample_choice", "upload_choice", "server_store", "session_id"]
 
@@ -92,20 +91,29 @@ def file_facts(loaded: LoadedFile) -> FileFacts:
 @dataclass(frozen=True)
 class LoadedRun:
     """The open run as the pages see it: the shared :class:`lens.run.OpenRun`
-    (``run``) and what the app adds to it.
+    and what the app adds to it, as one object.
 
     It owns where the run comes from (``source``), what its file says as a
-    whole (:attr:`file`), and the views kept in the server's store under the
-    run's key (``source.digest``), counted against the memory budget and
-    dropped with the run: a profile's views (:meth:`views`, built under a
-    spinner and then kept out of the collector's walks), what depends on the
-    scope on screen (:meth:`scoped_steps`, :meth:`step_map`, :meth:`diagram`)
-    and what a page derives (:meth:`derived`). What is the run's own (its
-    recording, evidence, id, scopes by path) is read from ``run``.
+    whole (:attr:`file`) and what a page derives from the run (:meth:`derived`),
+    all kept in the server's store under the run's key (``source.digest``).
+    Everything else (recording, evidence, facts, a profile's views, what
+    depends on the scope on screen) is the open run's own: any attribute not
+    listed here is read from it, so ``run.views(profile)`` is
+    :meth:`lens.run.OpenRun.views`, memoised through the :class:`StoreCache`
+    the run was opened with, and a lens function that reads an ``OpenRun``
+    reads this as one.
     """
 
     source: RunSource
+    # The shared open run; pages read through the handle, never ``run.run``.
     run: OpenRun
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for what is not the handle's own. Private names are not
+        # forwarded, so copying or pickling the handle never reaches the run.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.run, name)
 
     @property
     def file(self) -> FileFacts:
@@ -115,26 +123,6 @@ class LoadedRun:
                                    lambda: _facts_again(self.source, self.run),
                                    per_json_byte=FILE_FACTS_PER_JSON_BYTE)
 
-    def views(self, profile: str) -> ProfileViews:
-        """``profile``'s projection, scopes and step places: the run's, built
-        under a spinner the first time any session asks."""
-        return _views(self.source.digest, profile, self.run)
-
-    def diagram(self, profile: str, path: tuple[str, ...]) -> ArrowDiagram:
-        scope = self.run.scope(profile, path)
-        return _diagram(self.source.digest, profile, scope.path, self.run)
-
-    def scoped_steps(self, profile: str, path: tuple[str, ...]) -> ScopedSteps:
-        """The step list evidence links reach from scope ``path``: its own steps
-        first, then every other scope's (see :mod:`lens.step_places`)."""
-        scope = self.run.scope(profile, path)
-        return _scoped_steps(self.source.digest, profile, scope.path, self.run)
-
-    def step_map(self, profile: str, path: tuple[str, ...]) -> StepMap:
-        """Where each model and tool call sits in :meth:`scoped_steps` of ``path``."""
-        scope = self.run.scope(profile, path)
-        return _step_map(self.source.digest, profile, scope.path, self.run)
-
     def derived(self, key: tuple, build: Callable[[], Any], *, per_json_byte: float,
                 with_runs: tuple[str, ...] = ()) -> Any:
         """A value a page derives from this run (and from the runs of digests
@@ -143,6 +131,28 @@ class LoadedRun:
         dropped when any of those runs is."""
         return server_store().memo(self.source.digest, key, build,
                                    per_json_byte=per_json_byte, with_runs=with_runs)
+
+
+@dataclass(frozen=True)
+class StoreCache:
+    """The :class:`lens.run.RunCache` an open run of the app is made with: what
+    the run keeps per scope on screen goes into the server's store under the
+    run's key (``digest``), counted against the memory budget and dropped with
+    the run; a profile's first build shows a spinner, and what it built is kept
+    out of the collector's walks afterwards, as the open was
+    (``lens_ui/collector.py``). It holds no value itself."""
+
+    digest: str
+    source_chars: int  # of the run's recording: whether what is built is frozen
+
+    def keep(self, key: tuple, build: Callable[[], Any], *, per_json_byte: float) -> Any:
+        return server_store().memo(self.digest, key, build, per_json_byte=per_json_byte)
+
+    @contextmanager
+    def building_views(self, profile: str) -> Iterator[None]:
+        with st.spinner("Projecting the run into steps…"):
+            yield
+        collector.keep_built(self.source_chars)
 
 
 def open_source(source: RunSource) -> LoadedRun | None:
@@ -203,7 +213,7 @@ def _open(source: RunSource, fetch: Callable[[], bytes | None]) -> LoadedRun | N
         def parse_and_build() -> OpenRun:
             recording, file = _one_run(raw, source.run_index)
             facts.append(file)
-            return _open_with_default_views(recording, file.distinct_runs)
+            return _open_with_default_views(recording, file.distinct_runs, source.digest)
         return _open_kept(parse_and_build)
     try:
         run = store.open(source.digest, read=read, build=build)
@@ -271,47 +281,8 @@ def _open_kept(open_it: Callable[[], OpenRun]) -> OpenRun:
         return collector.open_kept(open_it, lambda run: run.recording.source_chars)
 
 
-def _open_with_default_views(recording: Recording, distinct_runs: int) -> OpenRun:
-    run = OpenRun(recording, runs_in_file=distinct_runs)
+def _open_with_default_views(recording: Recording, distinct_runs: int, digest: str) -> OpenRun:
+    run = OpenRun(recording, runs_in_file=distinct_runs,
+                  cache=StoreCache(digest, recording.source_chars))
     run.views()  # the page shows the default profile at once
     return run
-
-
-def _views(digest: str, profile: str, run: OpenRun) -> ProfileViews:
-    """``profile``'s views of the run, built once (and then kept out of the
-    collector's walks, as the open was)."""
-    if run.has_views(profile):
-        return run.views(profile)
-    with st.spinner("Projecting the run into steps…"):
-        views = run.views(profile)
-    collector.keep_built(run.recording.source_chars)
-    return views
-
-
-# What a scope's kept views cost per byte of the run's JSON: the largest
-# measured with tracemalloc at the root of the two large corpus runs and the
-# 20x copy (0.004-0.032), rounded up. A nested scope holds fewer steps than the
-# root, so these are upper bounds for it.
-SCOPED_STEPS_PER_JSON_BYTE = 0.03
-STEP_MAP_PER_JSON_BYTE = 0.02
-DIAGRAM_PER_JSON_BYTE = 0.04
-
-
-def _scoped_steps(digest: str, profile: str, path: tuple[str, ...],
-                  run: OpenRun) -> ScopedSteps:
-    return server_store().memo(digest, ("scoped", profile, path),
-                               lambda: run.scoped_steps(profile, path),
-                               per_json_byte=SCOPED_STEPS_PER_JSON_BYTE)
-
-
-def _step_map(digest: str, profile: str, path: tuple[str, ...], run: OpenRun) -> StepMap:
-    return server_store().memo(
-        digest, ("step_map", profile, path),
-        lambda: StepMap(run.evidence, _scoped_steps(digest, profile, path, run).steps),
-        per_json_byte=STEP_MAP_PER_JSON_BYTE)
-
-
-def _diagram(digest: str, profile: str, path: tuple[str, ...], run: OpenRun) -> ArrowDiagram:
-    return server_store().memo(digest, ("diagram", profile, path),
-                               lambda: run.diagram(profile, path),
-                               per_json_byte=DIAGRAM_PER_JSON_BYTE)

@@ -26,7 +26,8 @@ from lens.scopes import ROOT, ScopeIndex, encode_path
 from lens.wording import plural
 from lens_ui.runs import RunSource, run_in_file, sample_choice
 from lens_ui.samples import default_sample, sample_catalog
-from lens_ui.sources import LinkRefused, UploadGone, from_link
+from lens_ui.source_links import from_link
+from lens_ui.sources import LinkRefused, UploadGone
 
 RUN = "lens.run"  # RunSource
 PROFILE = "lens.profile"

@@ -91,7 +91,7 @@ def _prepare(run: LoadedRun, profile: str, kind: str, redact: bool, patterns: st
             raise ValueError(str(exc)) from None
     source = run.source
     needs_file = redactor is not None or kind not in (HTML, OTLP)
-    return prepare(kind, run.run, file_bytes=source.read() if needs_file else None,
+    return prepare(kind, run, file_bytes=source.read() if needs_file else None,
                    file_name=source.name, run_index=source.run_index, profile=profile,
                    redactor=redactor, content=content)
 

@@ -1,9 +1,10 @@
 """Where a run comes from: one protocol, one class per kind of source.
 
 A run on screen comes from a :class:`RunSource`: a sample shipped with Lens
-(:class:`SampleSource`), an upload (:class:`UploadSource`), a run file of an
-archive folder (:class:`ArchiveSource`) or a file of the follow folder
-(:class:`FollowSource`). Each says, for itself:
+(:class:`SampleSource`), an upload (:class:`UploadSource`), a file of the
+follow folder (:class:`FollowSource`), all here, or a run file of an archive
+folder (:class:`lens_ui.archive_source.ArchiveSource`, beside the archive's
+reading). Each says, for itself:
 
 - ``key``: its identity in the session (where the view was in it is
   remembered by it);
@@ -18,13 +19,13 @@ archive folder (:class:`ArchiveSource`) or a file of the follow folder
 - :meth:`RunSource.read`: the file's bytes now, or None when they are gone or
   changed since it was chosen (the open run is the bytes that were chosen).
 
-A link names a source by its parameter: :func:`from_link` hands the value to
-the class that owns the parameter, which checks it against what exists (the
-sample allow-list, the uploads the server holds, the archive index, the follow
-folder) and refuses with :class:`LinkRefused`, one app-written sentence that
-never quotes the link. A Compare side is a reference read by :func:`from_ref`
-through the same classes. Adding a kind of source is a class here (and its
-parameter's syntax in ``lens/link.py``).
+A link names a source by its parameter: ``lens_ui/source_links.py`` hands
+the value to the class that owns the parameter, which checks it against what
+exists (the sample allow-list, the uploads the server holds, the archive
+index, the follow folder) and refuses with :class:`LinkRefused`, one
+app-written sentence that never quotes the link. Adding a kind of source is a
+class (here, or in its own module when it needs more than this does), a line
+in ``source_links.SOURCES``, and its parameter's syntax in ``lens/link.py``.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ from typing import ClassVar
 
 import streamlit as st
 
-from lens.link import (ARCHIVE as ARCHIVE_PARAM, FOLLOW as FOLLOW_PARAM, RUN as RUN_PARAM,
-                       RUN_ID, UPLOAD as UPLOAD_PARAM, is_archive_path, make_ref, parse_ref)
+from lens.link import (FOLLOW as FOLLOW_PARAM, RUN as RUN_PARAM, RUN_ID, UPLOAD as UPLOAD_PARAM,
+                       make_ref)
 from archive.beneath import GONE, NOT_REGULAR, SYMLINK, TOO_LARGE
 from lens_ui.folder_read import FolderFileRefused, read_in_folder
 from lens_ui.follow_config import follow_folders
@@ -196,23 +197,6 @@ class UploadSource(RunSource):
         return Linked(held.info)
 
 
-class ArchiveSource(RunSource):
-    kind, link_key, words = ARCHIVE, ARCHIVE_PARAM, "archive"
-
-    def read(self) -> bytes | None:
-        from lens_ui.archive_source import archive_bytes  # the archive's own module
-        return archive_bytes(self)
-
-    @classmethod
-    def from_link(cls, value: str) -> Linked:
-        from lens_ui.archive_source import ArchiveLinkRefused, linked_archive_run
-        try:
-            linked = linked_archive_run(value)
-        except ArchiveLinkRefused as refused:
-            raise LinkRefused(str(refused)) from None
-        return Linked(linked.choice, linked.notice)
-
-
 class FollowSource(RunSource):
     """A file of the follow folder as it is when chosen (the Follow page
     follows it as it grows; this is what the run page and Compare open)."""
@@ -260,42 +244,6 @@ FOLDER_REFUSALS = {
     TOO_LARGE: ("The linked {what} is now larger than this server opens "
                 "(LENS_MAX_EXPANDED_MB); opened the default sample."),
 }
-
-# Every kind of source, by the link parameter that names it and by its kind
-# (a Compare reference's prefix).
-SOURCES: tuple[type[RunSource], ...] = (SampleSource, UploadSource, ArchiveSource, FollowSource)
-BY_LINK_KEY = {cls.link_key: cls for cls in SOURCES}
-BY_KIND = {cls.kind: cls for cls in SOURCES}
-
-
-def from_link(key: str, value: str) -> Linked:
-    """The source a run-page link parameter names; :class:`LinkRefused` when none."""
-    return BY_LINK_KEY[key].from_link(value)
-
-
-@dataclass(frozen=True)
-class Side:
-    """A Compare side a reference names: the file's source, and the run it
-    asks for in a file with several (its selector; None for the first)."""
-
-    linked: Linked
-    run_selector: str | None
-
-
-def from_ref(ref: str) -> Side:
-    """The comparison side a reference names (``<kind>:<value>[#runid=<selector>]``),
-    checked as a run-page link of that kind is; :class:`LinkRefused` when none."""
-    parsed = parse_ref(ref)
-    if parsed is None or parsed[0] not in BY_KIND:
-        raise LinkRefused("The link does not name a run as Lens writes one; opened the "
-                          "default sample.")
-    kind, value, selector = parsed
-    if kind in (ARCHIVE, FOLLOW) and not is_archive_path(value):
-        what = "archive run" if kind == ARCHIVE else "followed file"
-        raise LinkRefused(f"The link's {what} is not a folder name and a plain path inside "
-                          "that folder; ignored it.")
-    return Side(BY_KIND[kind].from_link(value), selector)
-
 
 @st.cache_resource(max_entries=32, show_spinner=False)
 def _sample_bytes(path: str) -> tuple[str, bytes]:

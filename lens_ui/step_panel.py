@@ -169,6 +169,6 @@ def evidence(run: LoadedRun, detail: StepDetail, key: str) -> None:
         format_func=lambda i: f"{shown[i].stream} #{shown[i].index} · {shown[i].type}",
         key=f"{key}.event")
     ref = shown[choice]
-    recording = run.run.recording
+    recording = run.recording
     events = recording.boundary_events if ref.stream == "boundary" else recording.typed_events
     whole_json(events[ref.index], f"{key}.whole")

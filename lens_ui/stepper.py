@@ -125,7 +125,7 @@ def _apply_clicks(run: LoadedRun, profile: str, scopes: ScopeIndex) -> None:
         hops = run.views(profile).projection.route.get_hops()
         if 0 <= rows[0] < len(hops):
             session.drill_to(ROOT)
-            index = hop_step_index(hops[rows[0]], scopes.root().steps, run.run.evidence)
+            index = hop_step_index(hops[rows[0]], scopes.root().steps, run.evidence)
             st.session_state[session.STEP] = index or 0
             st.session_state[TAB] = STEPS_TAB
 
@@ -197,7 +197,7 @@ def _steps(run: LoadedRun, profile: str, scopes: ScopeIndex, scope: Scope, index
     # beside a detail pane that scrolls on its own, so reading the detail never
     # scrolls the slider or the diagram out of view.
     controls = st.container()
-    view = step_view(run.run, profile, scope, index, diagram=run.diagram(profile, scope.path),
+    view = step_view(run, profile, scope, index, diagram=run.diagram(profile, scope.path),
                      said_here=causes_here(run, steps, index))
     # Sent before everything above and below it: the browser applies what the
     # server sends in order, so the step's label shows after a handful of small

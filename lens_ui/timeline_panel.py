@@ -28,7 +28,7 @@ def timeline_panel(run: LoadedRun, profile: str, path: tuple[str, ...], position
         st.info("No model or tool call in this run carries a time, so there is no timeline "
                 "to draw.", icon=":material/timeline:")
         return
-    current = spans_at(run.step_map(profile, path), run.run.evidence, position)
+    current = spans_at(run.step_map(profile, path), run.evidence, position)
     calls = sum(1 for s in timeline.spans if s.kind == MODEL)
     tools = len(timeline.spans) - calls
     summary = (f"{plural(calls, 'model call')} and {plural(tools, 'tool call')} in "
@@ -78,5 +78,5 @@ TIMELINE_PER_JSON_BYTE = 0.03
 def _timeline(digest: str, run: LoadedRun) -> Timeline:
     """Built once per open run and kept with it (counted against the server's
     budget, dropped when the run is)."""
-    return server_store().memo(digest, ("timeline",), lambda: build_timeline(run.run.evidence),
+    return server_store().memo(digest, ("timeline",), lambda: build_timeline(run.evidence),
                                per_json_byte=TIMELINE_PER_JSON_BYTE)

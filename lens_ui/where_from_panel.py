@@ -68,7 +68,7 @@ def run_lineage(run: LoadedRun) -> RunLineage | str | None:
 
 def stage_places(run: LoadedRun, profile: str) -> StagePlaces:
     def build() -> StagePlaces:
-        return StagePlaces(run.run, profile, places=event_places(run, profile))
+        return StagePlaces(run, profile, places=event_places(run, profile))
     return run.derived(("lineage stage places", profile), build,
                        per_json_byte=STAGE_PLACES_PER_JSON_BYTE)
 
@@ -167,8 +167,8 @@ def where_from_part(run: LoadedRun, steps: Sequence[RunStep], position: int, key
     if not keys:
         st.caption("The commit log writes no state key: there is nothing to trace.")
         return
-    facts = run.run.facts
-    several = snapshot_note(facts.runs_in_file, facts.run_id, run.run.recording.snapshot_run_id)
+    facts = run.facts
+    several = snapshot_note(facts.runs_in_file, facts.run_id, run.recording.snapshot_run_id)
     if several:
         st.text(several)  # it quotes run ids: recording text
     chooser = f"{WHERE_FROM_KEY}.{key}.key"

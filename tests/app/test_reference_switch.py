@@ -23,13 +23,26 @@ def reference_position_at(case: str, ts_ms: float) -> int:
     return max(number for number, step in enumerate(steps, 1) if step["tsMs"] <= ts_ms)
 
 
-def test_the_switch_labels_each_projection_with_its_step_count(app):
+def test_opening_builds_only_the_projection_shown_and_labels_the_other_honestly(app):
+    from lens_ui.runs import sample_choice, server_store
+
+    store = server_store()
+    digest = sample_choice(CASE)[0].digest
+    store._runs.pop(digest, None)  # opened afresh, whatever earlier tests built
     at = app.run()
     reference_steps = len(expected(CASE)["runSteps"]["replayCoalesced"]["steps"])
     model_calls = expected(CASE)["counts"]["typedEventsByType"]["agentfootprint.stream.llm_start"]
     switch = at.button_group(key="lens.profile_switch")
-    assert switch.options == [f"lens · {2 * model_calls} steps",
-                              f"reference · {reference_steps} steps"]
+    # The reference is not built to count its steps: its pill names it alone.
+    assert switch.options == [f"lens · {2 * model_calls} steps", "reference"]
+    assert not store._runs[digest].run.has_views("reference")
+    # Chosen, it is built, and both pills carry their counts.
+    at.button_group(key="lens.profile_switch").set_value("reference").run()
+    no_exception(at)
+    assert store._runs[digest].run.has_views("reference")
+    assert at.button_group(key="lens.profile_switch").options == [
+        f"lens · {2 * model_calls} steps", f"reference · {reference_steps} steps"]
+    assert at.button_group(key="lens.profile_switch").value == "reference"
 
 
 def test_switching_to_reference_shows_the_reference_steps(app):
