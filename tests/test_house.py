@@ -82,3 +82,72 @@ def test_the_house_is_read_whole():
     assert {name.split(".")[0] for name in graph} == set(FLOORS)
     assert "recorders.loading" in graph["lens.run"]
     assert any(target.startswith("recorders.read.") for target in graph["recorders.loading"])
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every set of modules that import one another round (Tarjan's strongly
+    connected components of more than one module), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        # Iterative: the house is deep enough to make recursion a worry.
+        work = [(module, iter(sorted(graph.get(module, ()))))]
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        while work:
+            here, targets = work[-1]
+            for target in targets:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph.get(target, ())))))
+                    break
+                if target in on_stack:
+                    low[here] = min(low[here], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[here])
+                if low[here] == index[here]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == here:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return sorted(found)
+
+
+def _without_package_re_exports(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """A package's ``__init__`` gathering its own submodules is how a package
+    shows its face, not a circle: those edges are left out, every other kept."""
+    return {name: {target for target in targets if not target.startswith(name + ".")}
+            for name, targets in graph.items()}
+
+
+def test_the_circle_finder_finds_circles():
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"c"}, "e": set()}) == [
+        ["a", "b"], ["c", "d"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []
+    assert _without_package_re_exports({"p": {"p.x", "q"}, "p.x": {"p"}}) == {
+        "p": {"q"}, "p.x": {"p"}}
+
+
+def test_no_modules_import_one_another_round():
+    # Every module of every floor, late imports counted (lens_ui's own check,
+    # tests/app/test_ui_imports.py, names the path of a circle found there).
+    assert _circles(_without_package_re_exports(_graph())) == []
