@@ -14,6 +14,8 @@ import datetime as dt
 from dataclasses import dataclass, replace
 from typing import Any
 
+from lens.evidence.outcome import ENDINGS
+
 # Sort label → ORDER BY (fixed text, chosen by label only).
 SORTS: dict[str, str] = {
     "newest first": "started_at DESC NULLS LAST, file",
@@ -22,11 +24,12 @@ SORTS: dict[str, str] = {
     "longest": "duration_ms DESC NULLS LAST, file",
     "most failed tools": "failed_tool_calls DESC, started_at DESC NULLS LAST, file",
 }
-STATUSES = ("all", "completed", "crashed")
+# How a run ended (its run facts' word, the `ended` column), or every run.
+STATUSES = ("all",) + ENDINGS
 
-LIST_COLUMNS = ("file", "run_id", "agent", "complete", "error", "failed_tool_calls",
-                "tool_calls", "model_calls", "input_tokens", "output_tokens", "duration_ms",
-                "started_at", "user_message", "final_answer", "skills", "lean", "sha256")
+LIST_COLUMNS = ("file", "run_id", "agent", "complete", "ended", "outcome", "error",
+                "failed_tool_calls", "tool_calls", "model_calls", "input_tokens",
+                "output_tokens", "duration_ms", "started_at", "user_message", "final_answer", "skills", "lean", "sha256")
 
 
 @dataclass(frozen=True)
@@ -47,10 +50,9 @@ class RunFilter:
         if self.agents:
             clauses.append(f"agent IN ({', '.join('?' for _ in self.agents)})")
             params.extend(self.agents)
-        if self.status == "completed":
-            clauses.append("complete IS TRUE")
-        elif self.status == "crashed":
-            clauses.append("complete IS FALSE")
+        if self.status in ENDINGS:
+            clauses.append("ended = ?")
+            params.append(self.status)
         if self.failed_tools_only:
             clauses.append("failed_tool_calls > 0")
         if self.text.strip():
@@ -128,7 +130,7 @@ def count_sql(run_filter: RunFilter, source: str = "runs") -> tuple[str, list[An
 
 
 # The columns the charts read, for a table of one filter's runs (see chosen_runs_sql).
-CHART_COLUMNS = ("file", "agent", "started_at", "complete", "input_tokens", "output_tokens")
+CHART_COLUMNS = ("file", "agent", "started_at", "ended", "input_tokens", "output_tokens")
 
 
 def chosen_runs_sql(run_filter: RunFilter, name: str) -> tuple[str, list[Any]]:
@@ -149,11 +151,11 @@ def _table(name: str) -> str:
 
 def runs_over_time_sql(run_filter: RunFilter, source: str = "runs") -> tuple[str, list[Any]]:
     """Runs per minute, hour, day or week (by how long the runs span: a year
-    of days would be hundreds of bars for the browser to draw), completed and
-    not, for the chart of runs over time; ``unit`` names the bucket's width."""
+    of days would be hundreds of bars for the browser to draw), by how the
+    runs ended (``outcome``: the ``ended`` word), for the chart of runs over time; ``unit`` names the bucket's width."""
     where, params = run_filter.where()
     return (f"""
-        WITH chosen AS (SELECT started_at, complete FROM {_table(source)}
+        WITH chosen AS (SELECT started_at, ended FROM {_table(source)}
                         WHERE {where} AND started_at IS NOT NULL),
              span AS (SELECT CASE WHEN max(started_at) - min(started_at) > INTERVAL 90 DAY
                                       THEN 'week'
@@ -164,7 +166,7 @@ def runs_over_time_sql(run_filter: RunFilter, source: str = "runs") -> tuple[str
                                   ELSE 'minute' END AS unit FROM chosen)
         SELECT date_trunc((SELECT unit FROM span), started_at) AS bucket,
                (SELECT unit FROM span) AS unit,
-               CASE WHEN complete IS FALSE THEN 'crashed' ELSE 'completed' END AS outcome,
+               coalesce(ended, 'unfinished') AS outcome,
                count(*) AS runs
         FROM chosen GROUP BY ALL ORDER BY bucket, outcome""", params)
 

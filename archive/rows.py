@@ -36,20 +36,17 @@ from recorders.loading import NOTHING_WRITTEN, first_run, load_file
 from recorders.precheck import precheck
 from recorders import evidence
 from recorders.evidence import usage_tokens
-from recorders.catalogue import (AGENT_RUN_CONFIGURED, AGENT_TURN_END, AGENT_TURN_START,
-                                 COMPOSITION_ENTER, ERROR_FATAL)
-from recorders.loading import ENVELOPE_FORMAT, Recording, parse_json, unpack
+from recorders.catalogue import ERROR_FATAL
+from recorders.loading import Recording, parse_json, unpack
 from lens.evidence.causes import likely_causes
 from lens.evidence.signature import signature
 from lens.run import OpenRun
+from lens.run_facts import runs_held
 from lens.scopes import ROOT
 
 RUN, UNREADABLE, NOT_A_RUN = "run", "unreadable", "not-a-run"
 UNSTORABLE_GAP = "not-stored-as-recorded"  # a value past its column's type (archive.storable)
 SHORT_TEXT_CHARS = 500
-PARALLEL = "Parallel"  # composition.enter kind of a Parallel
-# Said before a root Parallel's branch answers when the merged answer is not recorded.
-BRANCH_ANSWERS_NOTE = "[the merged answer is not recorded; each branch's answer follows]"
 CAUSES_PROFILE = "lens"  # the projection the run page opens on, whose steps causes link to
 
 
@@ -100,7 +97,8 @@ def index_file(file: str, data: bytes, sha256: str | None = None,
             # Every kind of run file, zips bounded by the same limit. A file with
             # several runs (an event stream, a bug report) is indexed by its first,
             # and a gap row says how many it holds: rows are keyed by file.
-            recording = first_run(load_file(plain, limit=limits.max_indexed_bytes))
+            loaded = load_file(plain, limit=limits.max_indexed_bytes)
+            recording = first_run(loaded)
         except NotARun as error:  # a checkpoint, a thinking trace: named, not indexed
             outcome.status, outcome.problem = NOT_A_RUN, one_line(str(error))
             return outcome
@@ -126,7 +124,8 @@ def index_file(file: str, data: bytes, sha256: str | None = None,
                 outcome.problem = "the recording holds no events: there is no run to index"
                 return outcome
         try:
-            tables = run_rows(recording, file, len(data), digest)
+            tables = run_rows(recording, file, len(data), digest,
+                              runs_in_file=runs_held(loaded.runs))
         except RecursionError:
             outcome.status, outcome.problem = UNREADABLE, "the recording is nested too deeply"
             return outcome
@@ -154,18 +153,22 @@ def file_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def run_rows(recording: Recording, file: str, size_bytes: int,
-             sha256: str) -> dict[str, list[dict[str, Any]]]:
+def run_rows(recording: Recording, file: str, size_bytes: int, sha256: str,
+             runs_in_file: int | None = None) -> dict[str, list[dict[str, Any]]]:
     """Rows of every run table for one loaded recording.
 
     Model calls, tool calls and likely causes come from the open run (its
     evidence index, the one reader of the typed stream, and the lens
-    projection the causes link to): the archive and the run page count and
-    judge a run the same way. The run's own facts (prompt, answer, agent,
-    session, times) come from one light pass over the events' meta and five
-    event types, which the index does not keep."""
-    run = OpenRun(recording)
+    projection the causes link to), and the run's identity, first message,
+    answer and ending from its :class:`lens.run_facts.RunFacts`: the archive,
+    the run page, the command line and the exported page name a run and say
+    how it ended the same way. Its session, wall-clock times and crash text
+    come from one light pass over the events' meta and ``error.fatal``, which
+    the facts do not keep. ``runs_in_file``: how many distinct runs the file
+    holds (the rows describe one)."""
+    run = OpenRun(recording, runs_in_file=runs_in_file)
     run_id = run.run_id
+    facts = run.facts
     walk = _TypedWalk()
     for event in recording.typed_events:
         handler = walk.handlers.get(event.get("type"))
@@ -181,7 +184,7 @@ def run_rows(recording: Recording, file: str, size_bytes: int,
             for g in recording.gaps]
     run_info = recording.run_info or {}
     started = (_iso_time(run_info.get("startedAt")) or _ms_time(_field(entry, "ts"))
-               or _ms_time(walk.first_ms))
+               or _ms_time(facts.started_ms) or _ms_time(walk.first_ms))
     ended = (_iso_time(run_info.get("endedAt")) or _ms_time(_field(exit_, "ts"))
              or _ms_time(walk.last_ms))
     complete = recording.complete
@@ -190,7 +193,7 @@ def run_rows(recording: Recording, file: str, size_bytes: int,
     row = {
         "file": file,
         "run_id": run_id,
-        "agent": _agent(recording, walk),
+        "agent": facts.agent,
         "session_id": _text(run_info.get("sessionId")) or walk.session_id,
         "complete": complete,
         "lean": recording.is_lean,
@@ -203,9 +206,12 @@ def run_rows(recording: Recording, file: str, size_bytes: int,
         "ended_at": ended,
         "duration_ms": ((ended - started).total_seconds() * 1000
                         if started is not None and ended is not None else None),
-        "final_answer": (_final_answer(walk, exit_payload)
-                         if complete is not False else None),
-        "user_message": walk.user_message or _text(_field(_field(entry, "payload"), "message")),
+        "final_answer": facts.final_answer,
+        "user_message": (facts.first_message
+                         or _text(_field(_field(entry, "payload"), "message"))),
+        "ended": facts.outcome.ended,
+        "outcome": facts.outcome.sentence or None,
+        "runs_in_file": facts.runs_in_file,
         "error": (_text(_field(exit_payload, "error")) or walk.fatal_error
                   if complete is not True else None),
         "skills": route.get_path(),
@@ -282,28 +288,17 @@ def _cause_rows(run: OpenRun, file: str, run_id: str) -> list[dict[str, Any]]:
 
 
 class _TypedWalk:
-    """One light pass over the typed stream for the run's own facts: the
-    turn's prompt and answer, the root composition, the configured agent,
-    how a crash was reported, the session and the first and last wall clock.
-    Calls and causes are the evidence index's (:func:`run_rows`)."""
+    """One light pass over the typed stream for what the run's facts do not
+    keep: the session, the first and last wall clock, and how a crash was
+    reported. Calls and causes are the evidence index's, the run's identity,
+    answer and ending its facts' (:func:`run_rows`)."""
 
     def __init__(self) -> None:
-        self.user_message: str | None = None
-        self.root_answer: str | None = None
-        self.root_composition: str | None = None
-        self.root_kind: str | None = None  # the root composition's kind: Parallel, Sequence…
-        self.branch_answers: list[str] = []  # a root Parallel's branches' answers, in order
-        self.configured_agent: str | None = None
-        self.first_path_agent: str | None = None
         self.fatal_error: str | None = None
         self.session_id: str | None = None
         self.first_ms: float | None = None
         self.last_ms: float | None = None
-        self.handlers = {
-            AGENT_TURN_START: self._turn_start, AGENT_TURN_END: self._turn_end,
-            COMPOSITION_ENTER: self._composition_enter,
-            AGENT_RUN_CONFIGURED: self._run_configured, ERROR_FATAL: self._error_fatal,
-        }
+        self.handlers = {ERROR_FATAL: self._error_fatal}
 
     def see_meta(self, meta: Any) -> None:
         if not isinstance(meta, dict):
@@ -315,60 +310,10 @@ class _TypedWalk:
             self.last_ms = ms
         if self.session_id is None and isinstance(meta.get("sessionId"), str):
             self.session_id = meta["sessionId"]
-        if self.first_path_agent is None:
-            path = meta.get("compositionPath")
-            if isinstance(path, list) and path and isinstance(path[0], str):
-                self.first_path_agent = path[0].partition(":")[2] or path[0]
-
-    def _turn_start(self, payload: Any, meta: Any) -> None:
-        if self.user_message is None:
-            self.user_message = _text(_obj(payload).get("userPrompt"))
-
-    def _turn_end(self, payload: Any, meta: Any) -> None:
-        if not _is_root(meta):
-            return
-        answer = _text(_obj(payload).get("finalContent"))
-        if self.root_kind == PARALLEL:
-            # A branch's agent reports under the Parallel's path: one answer of several.
-            if answer is not None:
-                self.branch_answers.append(answer)
-        else:
-            self.root_answer = answer
-
-    def _composition_enter(self, payload: Any, meta: Any) -> None:
-        if self.root_composition is None and _is_root(meta):
-            self.root_composition = _text(_obj(payload).get("id"))
-            self.root_kind = _text(_obj(payload).get("kind"))
-
-    def _run_configured(self, payload: Any, meta: Any) -> None:
-        if self.configured_agent is None and _is_root(meta):
-            self.configured_agent = _text(_obj(payload).get("agentId"))
 
     def _error_fatal(self, payload: Any, meta: Any) -> None:
         if self.fatal_error is None:
             self.fatal_error = _text(_obj(payload).get("error"))
-
-
-def _agent(recording: Recording, walk: _TypedWalk) -> str | None:
-    configuration = recording.configuration
-    if isinstance(configuration, dict) and isinstance(configuration.get("agentId"), str):
-        return configuration["agentId"]
-    return walk.root_composition or walk.configured_agent or walk.first_path_agent
-
-
-def _final_answer(walk: _TypedWalk, exit_payload: Any) -> str | None:
-    """The answer the run returned: the root agent's last turn; for a root
-    Parallel, the merged answer it returned (the run's exit), else every
-    branch's answer, said so; else the run's exit when it is text."""
-    if walk.root_kind == PARALLEL:
-        if isinstance(exit_payload, str):
-            return exit_payload
-        if walk.branch_answers:
-            return (f"{BRANCH_ANSWERS_NOTE}\n\n" + "\n\n".join(walk.branch_answers))
-        return None
-    if walk.root_answer is not None:
-        return walk.root_answer
-    return exit_payload if isinstance(exit_payload, str) else None
 
 
 def _root_boundaries(events: list[dict]) -> tuple[dict | None, dict | None]:
@@ -439,11 +384,6 @@ def short_text(value: Any, limit: int = SHORT_TEXT_CHARS) -> str | None:
         except (TypeError, ValueError, RecursionError):
             value = repr(type(value).__name__)
     return value if len(value) <= limit else value[: limit - 1] + "…"
-
-
-def _is_root(meta: Any) -> bool:
-    path = _obj(meta).get("compositionPath")
-    return isinstance(path, list) and len(path) <= 1
 
 
 def _path_text(value: Any) -> str | None:

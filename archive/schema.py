@@ -16,7 +16,9 @@ from dataclasses import dataclass
 # a file whose bytes did not change would otherwise keep an older verdict.
 # 2: envelopes with no events are runs; values past a column's type are fitted.
 # 3: each run's likely causes, with their signatures (the `causes` table).
-SCHEMA_VERSION = 3
+# 4: a run's agent, first message, answer and ending are its run facts' (as the
+#    run page and the command line give them): `ended`, `outcome`, `runs_in_file`.
+SCHEMA_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -47,8 +49,9 @@ _RUN_ID = Column("run_id", "VARCHAR", "the run's id (envelope `run.runId`, else 
 
 RUNS = Table("runs", "one row per readable run file", (
     _FILE, _RUN_ID,
-    Column("agent", "VARCHAR", "the envelope's `configuration.agentId`; for a composition "
-           "root, the root composition's id; else the agent named by the first typed event"),
+    Column("agent", "VARCHAR", "the envelope's `configuration.agentId`, else the id the "
+           "root names itself by in its first events (a composition's id, a configured "
+           "agent's `agentId`), else the agent its first typed event runs under"),
     Column("session_id", "VARCHAR", "the run's `sessionId` (envelope or event meta), when "
            "recorded"),
     Column("complete", "BOOLEAN", "the envelope's `run.complete`; null when the file does "
@@ -67,10 +70,18 @@ RUNS = Table("runs", "one row per readable run file", (
     Column("ended_at", "TIMESTAMP", "UTC end: the envelope's `run.endedAt`, else `run.exit`, "
            "else the last typed event"),
     Column("duration_ms", "DOUBLE", "`ended_at` minus `started_at` in milliseconds"),
-    Column("final_answer", "VARCHAR", "the root agent's final content (`agent.turn_end`), or "
-           "the root's `run.exit` text; null when the run did not complete"),
+    Column("final_answer", "VARCHAR", "the answer the run returned, as the run page shows "
+           "it: the root's `run.exit` text, else the root agent's last `agent.turn_end` "
+           "content (each branch's, said so, for a root Parallel), else the final model "
+           "call's answer; null when it returned none"),
     Column("user_message", "VARCHAR", "the first `agent.turn_start` prompt, else the "
            "root's `run.entry` message"),
+    Column("ended", "VARCHAR", "how the run ended, in one word: `answered`, `stopped` (a "
+           "limit cut it short), `crashed`, `paused` (it waits on a person) or `unfinished`"),
+    Column("outcome", "VARCHAR", "how the run ended, in the sentence the run page leads "
+           "with"),
+    Column("runs_in_file", "INTEGER", "how many distinct runs the file holds (the row "
+           "describes the first recording's shown run)"),
     Column("error", "VARCHAR", "how a crashed run ended: the root's `run.exit` error, else "
            "the `error.fatal` text; null for a run that did not crash"),
     Column("skills", "VARCHAR[]", "the skill route's path (skills visited, in order); "

@@ -16,9 +16,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from lens.evidence.outcome import (ENDED_ANSWERED, ENDED_CRASHED, ENDED_PAUSED, ENDED_STOPPED,
+                                   ENDED_UNFINISHED, ENDINGS)
+
 HEIGHT = 240  # the whole chart, title and axes included
 _PLOT_HEIGHT = 180
-_COMPLETED, _CRASHED = "#4C78A8", "#E45756"
+_CRASHED = "#E45756"
+# How the runs ended, each its own colour (stopped and crashed both stop a run,
+# but a stack must tell them apart).
+_ENDED_COLOURS = {ENDED_ANSWERED: "#54A24B", ENDED_STOPPED: "#F58518", ENDED_CRASHED: _CRASHED,
+                  ENDED_PAUSED: "#9D9DA3", ENDED_UNFINISHED: "#ECCA3B"}
 _INPUT, _OUTPUT = "#4C78A8", "#F58518"
 # A bar per name, every name shown (up to 15 bars: the query keeps the top 15),
 # cut with "…" after 140 pixels.
@@ -49,10 +56,12 @@ def _spec(title: str, mark: dict[str, Any], encoding: dict[str, Any]) -> dict[st
 
 
 def runs_over_time(rows: list[dict[str, Any]]) -> Chart:
-    """Stacked bars of runs per time bucket, crashed runs in red."""
+    """Stacked bars of runs per time bucket, coloured by how they ended (the
+    run page's colours: answered green, stopped and crashed red…)."""
     unit = rows[0]["unit"] if rows else "day"
     time_unit, label = _TIME_UNITS.get(unit, _TIME_UNITS["day"])
     drawn = [{"bucket": r["bucket"], "outcome": r["outcome"], "runs": r["runs"],
+              "order": ENDINGS.index(r["outcome"]) if r["outcome"] in ENDINGS else len(ENDINGS),
               "when": r["bucket"].strftime(label) if r["bucket"] is not None else ""}
              for r in rows]
     spec = _spec("Runs over time", {"type": "bar"}, {
@@ -60,14 +69,15 @@ def runs_over_time(rows: list[dict[str, Any]]) -> Chart:
         "y": {"field": "runs", "type": "quantitative", "aggregate": "sum", "title": "runs",
               "axis": {"format": ",d", "tickMinStep": 1}},
         "color": {"field": "outcome", "type": "nominal", "title": None,
-                  "scale": {"domain": ["completed", "crashed"], "range": [_COMPLETED, _CRASHED]},
+                  "scale": {"domain": list(ENDINGS),
+                            "range": [_ENDED_COLOURS[ended] for ended in ENDINGS]},
                   "legend": {"orient": "bottom"}},
-        "order": {"field": "outcome", "sort": "ascending"},
+        "order": {"field": "order", "sort": "ascending"},
         "tooltip": [{"field": "when", "type": "nominal", "title": "runs from"},
                     {"field": "outcome", "type": "nominal"},
                     {"field": "runs", "type": "quantitative", "format": ",d"}],
     })
-    return Chart(spec, drawn, ("bucket", "outcome", "runs", "when"))
+    return Chart(spec, drawn, ("bucket", "outcome", "runs", "when", "order"))
 
 
 def failures_by_tool(rows: list[dict[str, Any]]) -> Chart:

@@ -461,8 +461,9 @@ _COLUMNS = {
 
 
 def _table(frame: pd.DataFrame) -> pd.DataFrame:
-    """The listed runs as shown: one outcome word, tokens summed, seconds."""
-    outcome = frame["complete"].map({True: "completed", False: "crashed"}).fillna("unknown")
+    """The listed runs as shown: how each ended in the run page's word, tokens
+    summed, seconds."""
+    outcome = frame["ended"].fillna("unfinished")
     return pd.DataFrame({
         "started_at": frame["started_at"], "agent": frame["agent"], "outcome": outcome,
         "labels": frame["labels"],

@@ -34,6 +34,18 @@ def test_filters_combine_and_text_is_a_parameter(indexed_sample, facts):
     assert rows(db, count_sql(RunFilter()))[0]["count_star()"] == len(facts["files"])
 
 
+def test_the_outcome_filter_picks_runs_by_how_they_ended(indexed_sample, facts):
+    _, db, _ = indexed_sample
+    crashed = {r["file"] for r in rows(db, page_sql(RunFilter(status="crashed"), 1000))}
+    answered = {r["file"] for r in rows(db, page_sql(RunFilter(status="answered"), 1000))}
+    assert crashed == {e["file"] for e in facts["files"] if e["complete"] is False}
+    assert answered == {e["file"] for e in facts["files"] if e["complete"] is True}
+    assert rows(db, page_sql(RunFilter(status="paused"), 1000)) == []
+    listed = rows(db, page_sql(RunFilter(status="crashed"), 1000))
+    # The sentence the run page leads with, not a flag: it quotes the crash.
+    assert all(r["outcome"].startswith("The run crashed") for r in listed)
+
+
 def test_dates_are_inclusive_and_sorts_are_chosen_by_name(indexed_sample, facts):
     _, db, _ = indexed_sample
     first = rows(db, page_sql(RunFilter(sort="oldest first"), 1))[0]
@@ -48,8 +60,12 @@ def test_chart_queries_add_up_to_the_manifest(indexed_sample, facts):
     _, db, _ = indexed_sample
     over_time = rows(db, runs_over_time_sql(RunFilter()))
     assert sum(r["runs"] for r in over_time) == len(facts["files"])
+    # The manifest's runs that did not complete are the ones that crashed; every
+    # other one answered (the sample holds no stopped, paused or unfinished run).
     assert sum(r["runs"] for r in over_time if r["outcome"] == "crashed") == \
         sum(1 for e in facts["files"] if e["complete"] is False)
+    assert sum(r["runs"] for r in over_time if r["outcome"] == "answered") == \
+        sum(1 for e in facts["files"] if e["complete"] is True)
     failures = rows(db, failures_by_tool_sql(RunFilter()))
     assert sum(r["failures"] for r in failures) == facts["totals"]["failedToolCalls"]
     tokens = {r["agent"]: r for r in rows(db, tokens_by_agent_sql(RunFilter()))}
@@ -193,7 +209,7 @@ def test_a_filter_over_a_searchs_table_answers_as_the_text_test_does(indexed_sam
             for refined in (RunFilter(text=word),
                             RunFilter(text=word, failed_tools_only=True),
                             RunFilter(text=word, agents=(failing["agent"],), sort="most tokens"),
-                            RunFilter(text=word, status="completed", since=day, until=day,
+                            RunFilter(text=word, status="answered", since=day, until=day,
                                       sort="longest"),
                             RunFilter(text=word, status="crashed",
                                       since=day + dt.timedelta(days=1))):

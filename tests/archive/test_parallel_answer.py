@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from archive.rows import BRANCH_ANSWERS_NOTE, index_file
+from archive.rows import index_file
+from lens.evidence.run_end import BRANCH_ANSWERS_NOTE
 from corpus_files import read_bytes, recording_path
 from family_files import family_recording
 
