@@ -22,17 +22,13 @@ from typing import Callable, Sequence
 
 from lens.wording import plural
 from lens.evidence.causes import LikelyCause
-from lens.evidence.outcome import (ANSWERED, ANSWERED_WITH_FALLBACK, CONTRACT_UNMET, CRASHED,
-                                   CUT_SHORT, DID_NOT_FINISH, HALTED, run_outcome)
+from lens.evidence.outcome import (ANSWERED_WITH_FALLBACK, ENDED_ANSWERED, ENDED_CRASHED,
+                                   ENDED_PAUSED, ENDED_STOPPED, ENDED_UNFINISHED)
 from lens.run import OpenRun
 from lens.scopes import ROOT
 from lens.step_places import StepPlace, step_words
 
 TOP_CAUSES = 3
-
-# How a run can end (the words of the run's facts, ``RunFacts.outcome.ended``).
-ENDED_ANSWERED, ENDED_STOPPED, ENDED_CRASHED = "answered", "stopped", "crashed"
-ENDED_PAUSED, ENDED_UNFINISHED = "paused", "unfinished"
 
 GREEN, ORANGE, RED, GRAY = "green", "orange", "red", "gray"
 # What the run chip's colour is, by how the run ended; an answer is green only
@@ -93,24 +89,11 @@ class FirstScreen:
 
 # ─── the run's ending ──────────────────────────────────────────────────
 
-# Until the run's facts say how the run ended in their words, the outcome's
-# kinds are read as those words: a limit or a check that ended the work
-# stopped it; an answer its contract refused is not an answer given.
-_ENDED_BY_KIND = {ANSWERED: ENDED_ANSWERED, ANSWERED_WITH_FALLBACK: ENDED_ANSWERED,
-                  HALTED: ENDED_STOPPED, CUT_SHORT: ENDED_STOPPED, CONTRACT_UNMET: ENDED_STOPPED,
-                  CRASHED: ENDED_CRASHED, DID_NOT_FINISH: ENDED_UNFINISHED}
-
-
 def run_ending(run: OpenRun) -> RunEnding:
-    """How ``run`` ended, from the run facts' outcome (``run.facts.outcome``)
-    when the open run has them, else from :func:`run_outcome`'s kinds: an
-    adapter, to go once every open run carries its facts."""
-    facts = getattr(run, "facts", None)
-    outcome = getattr(facts, "outcome", None) or run_outcome(run.evidence, run.recording)
-    ended = getattr(outcome, "ended", None) or _ENDED_BY_KIND.get(outcome.kind, ENDED_UNFINISHED)
-    sentence = getattr(outcome, "sentence", None) or (
-        outcome.headline + (f": {outcome.detail}" if outcome.detail else ""))
-    return RunEnding(ended, sentence,
+    """How ``run`` ended, from its run facts' outcome (``run.facts.outcome``),
+    which the archive's rows and the exported page read too."""
+    outcome = run.facts.outcome
+    return RunEnding(outcome.ended, outcome.sentence,
                      "with a fallback" if outcome.kind == ANSWERED_WITH_FALLBACK else None)
 
 

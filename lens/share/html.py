@@ -50,7 +50,6 @@ from lens.diagram_chart import ARROW_STYLES, HOVER_FIELDS, PAD, actor_chart
 from lens.layout import LINE_HEIGHT
 from lens.evidence.causes import LikelyCause, integrity_line, likely_causes
 from lens.evidence.nav import Nav
-from lens.evidence.outcome import run_outcome
 from lens.first_screen import GREEN, TOP_CAUSES, file_chip, run_chip, run_ending
 from lens.evidence.served import ServedContext, served_context
 from lens.plain_words import step_sentence
@@ -58,7 +57,6 @@ from lens.route_view import (GOVERNOR_HELP, HOP_COLUMNS, full_reasons, hop_rows,
                              no_route_message, trip_line)
 from lens.run import OpenRun, open_run
 from lens.route_view import hop_step_index
-from lens.run_label import root_name
 from lens.scopes import ROOT, encode_path
 from lens.step_detail import StepDetail, ToolCallView, describe_step, step_caption
 from lens.step_places import ScopedSteps, step_identity
@@ -194,8 +192,9 @@ class _Builder:
         run, text = self.run, self.strings.text
         projection = run.projection(self.profile)
         summary = summarise(run.evidence, projection.route.get_path(), run.recording.run_info)
-        outcome = run_outcome(run.evidence, run.recording)
-        name = root_name(run.recording)
+        facts = run.facts  # how the run is named and ended: as the app and the archive say
+        outcome = facts.outcome
+        name = facts.agent_name
         gaps = [gap.message for gap in run.recording.gaps] + list(projection.notes)
         return {
             "file": text(one_line(self.file_name, 120)),
