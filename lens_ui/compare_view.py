@@ -10,7 +10,7 @@ import streamlit as st
 
 from lens.compare import RunComparison, compare_runs
 from lens.compare.alignment import AlignedRow
-from lens.compare.outcome import CRASHED, RunEnding
+from lens.compare.outcome import RunEnding
 from lens.placement import StepRow
 from lens.compare.words import comparison_sentences
 from lens.text import visible
@@ -173,14 +173,10 @@ def _served(result: RunComparison) -> None:
 
 
 def _ending(ending: RunEnding) -> None:
-    if ending.status == CRASHED:
-        st.text("crashed:")
-        st.code(visible(ending.error or ""), language=None)
-        return
-    if ending.status != "complete":
-        st.text("did not finish")
-    st.code(visible(ending.answer if ending.answer is not None else "(no answer recorded)"),
-            language=None, wrap_lines=True)
+    # How it ended in the run page's sentence, then the whole answer it returned.
+    st.text(ending.sentence)
+    if ending.answer is not None:
+        st.code(visible(ending.answer), language=None, wrap_lines=True)
 
 
 def _routes_and_answers(result: RunComparison) -> None:

@@ -36,10 +36,7 @@ def _piece_wire(piece: ServedPiece) -> dict[str, Any]:
 
 
 def _ending_wire(ending: RunEnding) -> dict[str, Any]:
-    wire: dict[str, Any] = {"status": ending.status}
-    if ending.error is not None:
-        wire["error"] = ending.error
-    return wire
+    return {"status": ending.status, "sentence": ending.sentence}
 
 
 def _row_wire(row: StepRow | None) -> dict[str, Any] | None:
@@ -120,10 +117,8 @@ def _side_text(name: str, side: EventSide) -> str:
 
 
 def _ending_text(ending: RunEnding) -> str:
-    if ending.status == "crashed":
-        return f"crashed: {_one_line(ending.error)}"
-    prefix = "" if ending.status == "complete" else "did not finish; last answer: "
-    return prefix + _one_line(ending.answer)
+    # The run page's sentence, which quotes the answer's start or the error.
+    return _one_line(ending.sentence, 400)
 
 
 def comparison_text(result: RunComparison) -> str:

@@ -58,6 +58,9 @@ def test_a_crashed_run_says_how_it_ended(capsys):
     got = cli_json(capsys, str(crashed), str(pair_run_path(GOOD, "a")))
     assert got["identical"] is False
     assert got["ending"]["a"]["status"] == "crashed"
-    assert "529 Overloaded" in got["ending"]["a"]["error"]
+    # In the run page's words, quoting the provider's error.
+    assert got["ending"]["a"]["sentence"].startswith("The run crashed")
+    assert "529 Overloaded" in got["ending"]["a"]["sentence"]
     assert got["finalAnswer"]["a"] is None
-    assert got["ending"]["b"] == {"status": "complete"}
+    assert got["ending"]["b"]["status"] == "answered"
+    assert got["finalAnswer"]["b"] in got["ending"]["b"]["sentence"]
