@@ -71,7 +71,9 @@ def runs_over_time(rows: list[dict[str, Any]]) -> Chart:
         "color": {"field": "outcome", "type": "nominal", "title": None,
                   "scale": {"domain": list(ENDINGS),
                             "range": [_ENDED_COLOURS[ended] for ended in ENDINGS]},
-                  "legend": {"orient": "bottom"}},
+                  # Five endings in a third of the page: three to a row, not one cut row.
+                  "legend": {"orient": "bottom", "columns": 3, "labelFontSize": 10,
+                             "symbolSize": 60, "rowPadding": 2}},
         "order": {"field": "order", "sort": "ascending"},
         "tooltip": [{"field": "when", "type": "nominal", "title": "runs from"},
                     {"field": "outcome", "type": "nominal"},

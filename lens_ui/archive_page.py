@@ -357,7 +357,12 @@ _REDRAWN_FOR = "lens.archive.redrawn_for"  # the filter the widgets last forced 
 def _filters(choices: _FilterChoices) -> RunFilter:
     first, second, third, label = st.columns([2, 3, 2, 2])
     first.multiselect("Agent", choices.agents, key=_AGENTS, placeholder="every agent")
-    second.segmented_control("Outcome", STATUSES, default="all", key=_STATUS)
+    # Five endings and "all" do not fit a row of buttons in the column: a list.
+    second.selectbox("Outcome", STATUSES, key=_STATUS,
+                     format_func=lambda status: "any outcome" if status == "all" else status,
+                     help="How the run ended, as the run page says it: answered, stopped (a "
+                          "limit cut it short), crashed, paused (it waits on a person) or "
+                          "unfinished.")
     third.selectbox("Order", list(SORTS), key=_SORT)
     label.selectbox("Label", (ANY_LABEL,) + choices.labels, key=_LABEL,
                     help="Only runs whose current content carries this label (put on from "

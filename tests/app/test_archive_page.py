@@ -71,9 +71,10 @@ def test_the_page_indexes_and_filters(app, configured):
     shown = app.dataframe[0].value
     assert (shown["failed_tool_calls"] > 0).all() and len(shown) == failed
     app.checkbox(key="lens.archive.failed").uncheck().run()
-    app.segmented_control(key="lens.archive.status").set_value("crashed").run()
+    app.selectbox(key="lens.archive.status").set_value("crashed").run()
     crashed = sum(1 for e in facts["files"] if e["complete"] is False)
     assert matching(app).startswith(f"{crashed} of {total}")
+    assert set(app.dataframe[0].value["outcome"]) == {"crashed"}
 
 
 def test_one_folder_is_named_and_several_are_offered(app, configured, tmp_path, monkeypatch):
