@@ -173,9 +173,10 @@ def _served(result: RunComparison) -> None:
 
 
 def _ending(ending: RunEnding) -> None:
-    # How it ended in the run page's sentence, then the whole answer it returned.
+    # How it ended in the run page's sentence; then the whole answer it returned,
+    # unless the sentence quotes it whole already.
     st.text(ending.sentence)
-    if ending.answer is not None:
+    if ending.answer is not None and f"“{ending.answer}”" not in ending.sentence:
         st.code(visible(ending.answer), language=None, wrap_lines=True)
 
 

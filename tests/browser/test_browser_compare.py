@@ -64,6 +64,19 @@ def test_compare_two_uploads_shows_where_they_part(page, screenshot_dir, request
            ).to_be_visible()
     assert "a=upload" in page.url and "b=upload" in page.url
     lens.screenshot("compare")  # docs/compare-page.png is a copy of it, refreshed by hand
+    # How each run ended, in the run page's sentence, then the whole answer it returned.
+    answers = json.loads((PAIR / "expected-compare.json").read_text("utf-8"))["finalAnswer"]
+    ended = main.get_by_text(re.compile(r"^The run answered after \d+ model calls: “"))
+    expect(ended).to_have_count(2)
+    ended.first.scroll_into_view_if_needed()
+    # A's answer is short enough for the sentence to quote whole; B's is cut
+    # there, so it follows in full.
+    expect(ended.filter(has_text=answers["a"])).to_be_visible()
+    expect(main.locator('[data-testid="stCode"]').filter(has_text=answers["a"][:40])
+           ).to_have_count(0)
+    expect(main.locator('[data-testid="stCode"]').filter(has_text=answers["b"][-40:])
+           ).to_be_visible()
+    lens.screenshot("compare-endings")
 
 
 def test_hostile_strings_in_both_runs_stay_inert(page, screenshot_dir, request, tmp_path):
