@@ -65,6 +65,14 @@ class CameFrom:
     note: str | None
 
     @property
+    def label(self) -> str:
+        """The line's short form, stage names only: ``From Initialize, Context and CallLLM``."""
+        if not self.stages:
+            return self.note or NO_KEY
+        names = list(dict.fromkeys(stage.stage_name or UNNAMED for stage in self.stages))
+        return f"From {and_words(names)}"
+
+    @property
     def words(self) -> str:
         """One line for a person: the stages by name in run order (a stage
         run several times, as a loop's model call, once, with its count and

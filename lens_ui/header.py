@@ -154,7 +154,7 @@ def _report_text(text: str) -> str:
 
 OUTCOME_CHARS = 104  # of the outcome's sentence: one line at 1280 px; the whole is in Run details
 CAUSE_HEIGHT = 92  # px: two lines of headline and the button
-CAME_FROM_HEIGHT = 28  # px more, when a shown cause says where its answer came from
+CAME_FROM_HEIGHT = 36  # px more, when a shown cause says where its answer came from
 CAME_FROM_BUTTON = "lens.came_from"  # + ".<cause>.<stage>"
 # Of a cause's headline: two lines of its column at 1280 px (a third of the page when there
 # are three causes, half for two, the whole width for one).
@@ -245,11 +245,12 @@ def _came_from_line(came: CameFrom, number: int, chars: int) -> None:
     opening onto a button per stage that moves the slider to its step; or,
     where the recording cannot say, one line saying so."""
     words = came.words
+    line = one_line(came.label, chars * 3 // 5)  # one line of the column, beside the icon
     if not came.stages:
-        st.caption(markdown_literal(one_line(words, chars)))
+        st.caption(markdown_literal(line), help=words)
         return
     # A popover's label is Markdown: the stage names in it are escaped.
-    with st.popover(markdown_literal(one_line(words, chars)), type="tertiary",
+    with st.popover(markdown_literal(line), type="tertiary",
                     icon=":material/account_tree:",
                     help="The stages whose writes made the answer, from the snapshot's "
                          "commit log: open for a button to each one's step."):

@@ -125,3 +125,29 @@ def test_a_cause_resting_on_no_answer_has_no_came_from():
     causes = _causes(ROOT / _path("hr-handbook-rag-outdated-policy").replace(
         "hr-handbook-rag-outdated-policy", "field-ops-args-invalid-progress"))
     assert causes and all("came_from" not in cause for cause in causes)
+
+
+def test_an_answer_of_an_earlier_run_names_no_stage_of_the_last_runs_log():
+    """Each run counts its stages from 0, so an earlier run's model call has a
+    stage id the last run's commit log also holds: it must not be traced there."""
+    from recorders.catalogue import LLM_END
+    from recorders.loading import load_path, read_path
+    from lens.cause_lineage import EARLIER_RUN, came_from
+    from lens.evidence.cause_record import WARNING, LikelyCause
+    from lens.lineage_view import StagePlaces, lineage_of
+    from lens.run import OpenRun
+    from lens.value_keys import ValueIndex
+
+    path = ROOT / "tests/corpus/multirun-agent-two-runs/recording.json"
+    document = json.loads(path.read_text("utf-8"))
+    ends = [e["meta"]["runId"] for e in document["events"] if e.get("type") == LLM_END]
+    run = OpenRun(load_path(path))
+    lineage = lineage_of(read_path(path))
+    places = StagePlaces(run)
+    for call in run.evidence.calls:
+        cause = LikelyCause("test", WARNING, "", "", None, None, answer_call=call.id)
+        came = came_from(cause, run.evidence, lineage, ValueIndex(lineage.lineage), places)
+        if ends[call.id] == ends[0]:  # the earlier run's
+            assert came.stages == () and came.note == EARLIER_RUN
+        else:
+            assert came.stages and came.key is not None
