@@ -255,15 +255,21 @@ def _came_from_line(came: CameFrom, number: int, chars: int) -> None:
                     help="The stages whose writes made the answer, from the snapshot's "
                          "commit log: open for a button to each one's step."):
         st.text(words)  # recording text (stage names)
-        for at, stage in enumerate(came.stages):
-            label = f"{one_line(stage.stage_name or 'an unnamed stage', 60)}"
-            if stage.place is None:
-                st.button(markdown_literal(f"{label} · no step"),
-                          key=f"{CAME_FROM_BUTTON}.{number}.{at}", disabled=True)
-            else:
-                st.button(markdown_literal(f"{label} · {step_at(stage.place)}"),
-                          key=f"{CAME_FROM_BUTTON}.{number}.{at}", on_click=go_to_step,
-                          args=(stage.place.path, stage.place.index))
+        with st.container(horizontal=True, gap="small"):  # a loop's many stages wrap in rows
+            _stage_buttons(came, number)
+
+
+def _stage_buttons(came: CameFrom, number: int) -> None:
+    """A button per stage, in run order, to its step (disabled where no step shows it)."""
+    for at, stage in enumerate(came.stages):
+        label = one_line(stage.stage_name or "an unnamed stage", 60)
+        if stage.place is None:
+            st.button(markdown_literal(f"{label} · no step"),
+                      key=f"{CAME_FROM_BUTTON}.{number}.{at}", disabled=True)
+        else:
+            st.button(markdown_literal(f"{label} · {step_at(stage.place)}"),
+                      key=f"{CAME_FROM_BUTTON}.{number}.{at}", on_click=go_to_step,
+                      args=(stage.place.path, stage.place.index))
 
 
 def go_to_step(path: tuple[str, ...], index: int) -> None:
