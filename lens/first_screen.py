@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from lens.wording import plural
+from lens.cause_lineage import CameFrom
 from lens.evidence.causes import LikelyCause
 from lens.evidence.outcome import (ANSWERED_WITH_FALLBACK, ENDED_ANSWERED, ENDED_CRASHED,
                                    ENDED_PAUSED, ENDED_STOPPED, ENDED_UNFINISHED)
@@ -76,6 +77,9 @@ class TopCause:
     kind: str
     place: StepPlace | None
     where: str
+    # The stages its answer's values came from (lens.cause_lineage), for a
+    # cause resting on an answer; None for any other.
+    came_from: CameFrom | None = None
 
 
 @dataclass(frozen=True)
@@ -125,31 +129,39 @@ def file_chip(complete: bool | None, gaps: int, run_is_green: bool) -> Chip:
 # ─── the causes ────────────────────────────────────────────────────────
 
 
-def top_causes(causes: Sequence[LikelyCause],
-               place_of: Callable[[int], StepPlace | None]) -> tuple[TopCause, ...]:
+CameFromOf = Callable[[LikelyCause], "CameFrom | None"]
+
+
+def top_causes(causes: Sequence[LikelyCause], place_of: Callable[[int], StepPlace | None],
+               came_from_of: CameFromOf | None = None) -> tuple[TopCause, ...]:
     """The first :data:`TOP_CAUSES` causes (they come most likely first), each
-    placed: ``place_of(position)`` is the step a link's position leads to."""
-    return tuple(_top_cause(cause, place_of) for cause in causes[:TOP_CAUSES])
+    placed: ``place_of(position)`` is the step a link's position leads to;
+    ``came_from_of(cause)`` where its answer came from, asked of the shown
+    causes only (it reads the commit log)."""
+    return tuple(_top_cause(cause, place_of, came_from_of) for cause in causes[:TOP_CAUSES])
 
 
-def _top_cause(cause: LikelyCause, place_of: Callable[[int], StepPlace | None]) -> TopCause:
+def _top_cause(cause: LikelyCause, place_of: Callable[[int], StepPlace | None],
+               came_from_of: CameFromOf | None) -> TopCause:
+    came = came_from_of(cause) if came_from_of is not None else None
     nav = cause.nav
     place = place_of(nav.step) if nav is not None and nav.step is not None else None
     if place is None:
         why = nav.why_no_step if nav is not None and nav.why_no_step else "no step shows it"
-        return TopCause(cause.headline, cause.is_error, cause.kind, None, f"no step: {why}")
+        return TopCause(cause.headline, cause.is_error, cause.kind, None, f"no step: {why}",
+                        came)
     where = step_words(place, nav.exact)
     if place.path != ROOT:
         where += f" in ▸ {place.scope_name}"
-    return TopCause(cause.headline, cause.is_error, cause.kind, place, where)
+    return TopCause(cause.headline, cause.is_error, cause.kind, place, where, came)
 
 
 def first_screen(ending: RunEnding, causes: Sequence[LikelyCause],
                  place_of: Callable[[int], StepPlace | None], file_complete: bool | None,
-                 file_gaps: int) -> FirstScreen:
+                 file_gaps: int, came_from_of: CameFromOf | None = None) -> FirstScreen:
     """What the first screen says; ``causes`` are linked into the step list
     ``place_of`` reads (the root's, as ``footprint-lens causes`` links them)."""
-    shown = top_causes(causes, place_of)
+    shown = top_causes(causes, place_of, came_from_of)
     run = run_chip(ending, bool(shown) and shown[0].is_error)
     return FirstScreen(ending.sentence, run, file_chip(file_complete, file_gaps, run.colour == GREEN),
                        shown, max(len(causes) - len(shown), 0))

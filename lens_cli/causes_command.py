@@ -6,6 +6,13 @@ Each cause is ``{kind, severity, subject, headline, why, detail?, events, step}`
 cause rests on; ``step`` is ``{path, index}``, the scope (its subflow path
 from ``__root__``) and the position in that scope's steps that shows it, as
 the app's drill and step links name a step, or null when no step shows it.
+A cause that rests on an answer (the answer is not grounded, it repeats a
+contradicted memory) also has ``came_from``: the stages whose writes made
+that answer, from the snapshot's commit log, in run order, each
+``{stage, runtime_stage_id, step}`` (``step`` as above, or null), with
+``came_from_key`` (the state key traced, or null) and ``came_from_note``
+(what the recording cannot say, or null; the list is empty when it cannot
+say at all). The commit log is read only when such a cause is listed.
 
 Owns: the command's arguments and its wire shape. Does not own: finding or
 ranking the causes (:mod:`lens.evidence.causes`), placing steps
@@ -36,17 +43,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     # Imported here, so that ``footprint-lens``'s other commands start without them.
-    from recorders.loading import load_path
+    from recorders.loading import load_path, read_path
+    from lens.cause_lineage import came_from, quotes_answer
     from lens.evidence.causes import likely_causes
+    from lens.lineage_view import StagePlaces, lineage_of
     from lens.run import OpenRun
     from lens.scopes import ROOT
+    from lens.value_keys import ValueIndex
 
     run_ = OpenRun(load_path(args.file))
     route = run_.projection(args.profile).route
     causes = likely_causes(run_.evidence, run_.step_map(args.profile, ROOT),
                            hops=route.get_hops(), trips=route.get_trips(),
                            gaps=run_.recording.gaps)
-    return [cause_to_wire(cause, run_, args.profile, ROOT) for cause in causes]
+    wires = [cause_to_wire(cause, run_, args.profile, ROOT) for cause in causes]
+    if any(quotes_answer(cause) for cause in causes):
+        # The loader keeps no commit log: the file is read again, only now.
+        lineage = lineage_of(read_path(args.file))
+        values = None if lineage is None else ValueIndex(lineage.lineage)
+        places = None if lineage is None else StagePlaces(run_, args.profile)
+        for cause, wire in zip(causes, wires):
+            came = came_from(cause, run_.evidence, lineage, values, places)
+            if came is not None:
+                wire.update(came_from_to_wire(came))
+    return wires
+
+
+def came_from_to_wire(came: Any) -> dict[str, Any]:
+    """A cause's ``came_from``, ``came_from_key`` and ``came_from_note``."""
+    return {"came_from": [{"stage": stage.stage_name, "runtime_stage_id": stage.runtime_stage_id,
+                           "step": None if stage.place is None else
+                           {"path": list(stage.place.path), "index": stage.place.index}}
+                          for stage in came.stages],
+            "came_from_key": came.key, "came_from_note": came.note}
 
 
 def cause_to_wire(cause: LikelyCause, run: OpenRun, profile: str,

@@ -34,6 +34,11 @@ class LikelyCause:
     # What it is about, as recorded (a tool, a provider, a skill, a check's
     # target, a slot); None when nothing names one. Causes across runs group by it.
     subject: str | None = None
+    # The model call whose answer is this cause's evidence (its output quoted
+    # or judged), None when it rests on no answer: where the cause's values
+    # came from is then asked of the state key holding that output
+    # (:mod:`lens.cause_lineage`), only for the causes shown.
+    answer_call: int | None = None
 
     @property
     def is_error(self) -> bool:

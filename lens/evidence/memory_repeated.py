@@ -144,7 +144,7 @@ def _cause(index: EvidenceIndex, step_map: StepMap | None, call: ModelCall,
         display_text(source.piece.text), nav_for_call(index, step_map, call.id, end=True),
         tuple(position for position in (source.piece.event_index, other.piece.event_index,
                                         call.end_event_index) if position is not None),
-        source.name)
+        source.name, answer_call=call.id)
 
 
 def _sentence_with(text: str, words: str) -> str:

@@ -151,7 +151,7 @@ def _cause(index: EvidenceIndex, step_map: StepMap | None, call: ModelCall,
         tuple(position for position in
               [call.end_event_index, *(finding.event_index for finding in told)]
               if position is not None),
-        (never_called or called or [None])[0])
+        (never_called or called or [None])[0], answer_call=call.id)
 
 
 def _was(items: Sequence[str]) -> str:

@@ -270,3 +270,51 @@ def test_a_file_of_two_runs_says_whose_commit_log_it_traces(app):
 def test_a_file_of_one_run_says_nothing_of_runs(app):
     at = open_where_from(app, "llmcall-single", 2)
     assert not [t.value for t in at.text if t.value.startswith("This file holds")]
+
+
+def _served_entries_of_every_call() -> None:
+    """An app script: the Where from? entry under every model call's output,
+    the run opened as a file the operator named (its bytes can be read again)."""
+    import streamlit as st
+    from lens_ui.runs import open_run, sample_choice
+    from lens_ui.served_context import _where_from_entry
+
+    source, data = sample_choice("recording")
+    run = open_run(source, data)
+    for call in run.evidence.calls:
+        with st.container(key=f"call-{call.id}"):
+            _where_from_entry(run, call, None, None, f"entry.{call.id}")
+
+
+def test_a_call_of_an_earlier_run_says_its_run_has_no_commit_log_here(monkeypatch):
+    """The file's one commit log is its last run's, and the earlier run's
+    stages have the same ids (each run counts from 0): its calls' outputs
+    must not be matched to the last run's writes."""
+    from streamlit.testing.v1 import AppTest
+    from corpus_files import recording_path
+    from recorders.catalogue import LLM_END
+
+    monkeypatch.setenv("FOOTPRINT_LENS_OPEN", str(recording_path("multirun-agent-two-runs")))
+    at = AppTest.from_function(_served_entries_of_every_call, default_timeout=60).run()
+    no_exception(at)
+    document = json.loads(corpus_plain_bytes("multirun-agent-two-runs"))
+    ends = [e["meta"]["runId"] for e in document["events"] if e.get("type") == LLM_END]
+    earlier = [n for n, run_id in enumerate(ends) if run_id == ends[0]]
+    assert 0 < len(earlier) < len(ends)  # a file of two runs, the first's calls first
+    lines = _lines_by_call(at, len(ends))
+    for n in earlier:
+        assert lines[n] == [f"{WHERE_FROM_LABEL} This call belongs to an earlier run of the "
+                            "file, and the file's one commit log is the last run's: no state "
+                            "key can be named."]
+    for n in set(range(len(ends))) - set(earlier):
+        assert [line for line in lines[n] if line.startswith("State key ")]
+
+
+def _lines_by_call(at, calls: int) -> dict[int, list[str]]:
+    lines: dict[int, list[str]] = {}
+    for n in range(calls):
+        [box] = [b for b in at.main.children.values() if getattr(b, "key", None) == f"call-{n}"] \
+            or [None]
+        assert box is not None, f"call {n}'s entry was drawn"
+        lines[n] = [e.value for e in box if getattr(e, "type", None) in ("text", "caption")]
+    return lines
