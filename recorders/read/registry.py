@@ -44,8 +44,9 @@ class FileKind:
     name: str
     # What the run header's "format" says the file is (a noun phrase, no article).
     label: str
-    # The kind in a sentence ("This run comes from …", the refusal's list): no
-    # token longer than a narrow sidebar's line, so no format ids.
+    # The kind in a sentence ("This run comes from …", the refusal's list): short
+    # (the refusal names all of them in one line), no token longer than a narrow
+    # sidebar's line, so no format ids; the label says more.
     words: str
     # From a parsed document: does this kind read it, and its run.
     sniff: Callable[[Any], bool] | None = None
@@ -72,30 +73,30 @@ class FileKind:
 
 KINDS: tuple[FileKind, ...] = (
     FileKind(BUG_REPORT, "bug report zip (exportBugReport)",
-             "a bug report .zip (exportBugReport)",
+             "a bug report .zip",
              sniff_bytes=bug_report.is_bug_report,
              read_bytes=bug_report.read_bytes, precheck=bug_report.precheck),
     FileKind(EVENT_STREAM, "event stream (fileObservability NDJSON; typed events only)",
-             "an event stream (fileObservability's .ndjson)",
+             "an event stream (.ndjson)",
              sniff_bytes=event_stream.is_stream_text, read_bytes=event_stream.read_text,
              sniff=event_stream.is_one_typed_event, read=event_stream.read),
     FileKind(TRACE, "Trace (localObservability; boundary log, no typed stream)",
-             "a Trace (localObservability)",
+             "a Trace",
              sniff=trace.is_trace, read=trace.read, notes=trace.notes),
     FileKind(ARTIFACT_RECORDING, "recording from an artifact store (fileArtifacts, recording/run)",
-             "an artifact-store entry (fileArtifacts)",
+             "an artifact-store entry",
              sniff=artifact.is_artifact, read=artifact.read, notes=artifact.notes),
     FileKind(BOUNDARY_LIST, "bare boundary-event list (no typed stream)",
              "a list of boundary events",
              sniff=boundary_list.is_boundary_list, read=boundary_list.read,
              claims=boundary_list.is_list_of_events),
     FileKind(AUDIT_BUNDLE, "audit bundle (auditExport; bounded payloads)",
-             "an audit bundle (auditExport)",
+             "an audit bundle",
              sniff=audit.is_audit_document, read=audit.read, runs=audit.audit_runs,
              claims=audit.says_it_is_a_bundle),
     FileKind(PACKED, "packed recording", "a packed recording",
              sniff=packed.is_packed, read=packed.read),
-    FileKind(ENVELOPE, "envelope", "an envelope around a recording",
+    FileKind(ENVELOPE, "envelope", "an envelope",
              sniff=envelope.is_envelope, read=envelope.read, claims=envelope.says_agentfootprint),
     FileKind(RECORDING, "recording {snapshot, events, structure}",
              "a recording {snapshot, events, structure}",
