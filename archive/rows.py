@@ -32,6 +32,7 @@ from recorders import boundary_names
 from recorders.errors import ExpansionRefused, RecordingError
 from recorders.read import names
 from recorders.read.not_runs import NotARun
+from recorders.read.registry import claimed_kind
 from recorders.loading import NOTHING_WRITTEN, first_run, load_file
 from recorders.precheck import precheck
 from recorders import evidence
@@ -343,31 +344,13 @@ def _hop_rows(route, file: str, run_id: str) -> list[dict[str, Any]]:
 
 def _looks_like_a_run(data: bytes) -> bool:
     """Whether a file the loader refused should be reported rather than skipped:
-    anything that is not well-formed JSON, or JSON shaped like a recording."""
+    anything that is not well-formed JSON, or JSON that says it is one of the
+    kinds Lens reads (the registry's to tell)."""
     try:
         document = parse_json(data)
     except (RecordingError, RecursionError):
         return True
-    if isinstance(document, list):
-        return bool(document) and all(isinstance(e, dict) and "type" in e for e in document[:5])
-    if isinstance(document, dict):
-        from recorders.audit import is_audit_document
-        from recorders.read.artifact import is_artifact
-        from recorders.read.trace import is_trace
-
-        fmt = document.get("format")
-        header = document.get("header")
-        return ((isinstance(fmt, str) and fmt.startswith(_AGENTFOOTPRINT_FORMATS))
-                or (isinstance(header, dict) and isinstance(header.get("format"), str)
-                    and header["format"].startswith(_AGENTFOOTPRINT_FORMATS))
-                or "recording" in document or "snapshot" in document or "events" in document
-                or is_audit_document(document) or is_trace(document) or is_artifact(document))
-    return False
-
-
-# Every format agentfootprint names for a run's file (recording, envelope, packed,
-# audit bundle) starts so: a file that says it is one and cannot be read is reported.
-_AGENTFOOTPRINT_FORMATS = "agentfootprint."
+    return claimed_kind(document) is not None
 
 
 # ─── small readers ─────────────────────────────────────────────────────

@@ -41,6 +41,7 @@ from playwright.async_api import expect
 
 from benchmarks.bench_browser import CHROMIUM_ARGS
 from benchmarks.inputs import REPO, corpus_path, scaled_path
+from recorders.counting import counted
 from tests.hostile_files import write_gzip_bomb, write_long_string
 from tests.streamlit_server import PeakMemory, StreamlitServer
 
@@ -113,7 +114,7 @@ async def session(browser, url: str, path: Path, until: float, result: dict) -> 
             result["steps_ms"].append((time.perf_counter() - start) * 1000)
         shown = await page.locator('[data-testid="stException"]').count()
         if shown:
-            result["errors"].append(f"{shown} exception(s) on the page")
+            result["errors"].append(f"{counted(shown, 'exception')} on the page")
     except Exception as error:  # noqa: BLE001 (every failure is a counted error)
         result["errors"].append(f"{type(error).__name__}: {str(error)[:300]}")
         await page.screenshot(path=str(REPO / "benchmarks" / "results" / f"FAILED-{path.stem}.png"))

@@ -21,6 +21,7 @@ from pathlib import Path
 from time import perf_counter
 
 from benchmarks.machine import machine
+from recorders.counting import noun_for
 
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
 SECTIONS = ("v8", "open", "scaling", "slider", "memory", "compare", "browser", "share",
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     only = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = sorted(set(only) - set(SECTIONS))
     if unknown:
-        parser.error(f"unknown section(s): {', '.join(unknown)}")
+        parser.error(f"unknown {noun_for(len(unknown), 'section')}: {', '.join(unknown)}")
     plan = QUICK if args.quick else FULL
 
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))

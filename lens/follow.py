@@ -86,6 +86,7 @@ from recorders.evidence.records import CONSUMER_SCOPE
 from recorders import packed
 from recorders.read import event_stream as stream_kind, names
 from recorders.loading import LoadedFile, Recording, load_file
+from recorders.read.registry import kind_named
 from lens.evidence.causes import likely_causes
 from lens.follow_summary import FollowSummary
 from lens.run import OpenRun
@@ -906,10 +907,8 @@ def _sniff(head: bytes | bytearray, *, whole: bool) -> str | None:
         # A first line that is not whole JSON: a pretty-printed document, or a
         # stream's first line half written.
         return names.RECORDING if newline else None
-    if isinstance(value, dict) and isinstance(value.get("type"), str) and not (
-            "events" in value or "snapshot" in value or "format" in value):
-        return EVENT_STREAM
-    return names.RECORDING
+    # The event stream's own sniff (the registry's), as the loader asks it.
+    return EVENT_STREAM if kind_named(EVENT_STREAM).sniff(value) else names.RECORDING
 
 
 def _ends_run(event: dict) -> bool:

@@ -17,21 +17,9 @@ from recorders import catalogue
 from lens.wording import plural
 from recorders.evidence import EvidenceIndex, run_id
 from recorders.loading import Recording
-from recorders.read import names
+from recorders.read.registry import kind_label
 from recorders.values import finite_or_none, is_number
 from lens.text import format_ms, grouped
-
-SOURCE_KINDS = {
-    names.RECORDING: "recording {snapshot, events, structure}",
-    names.ENVELOPE: "envelope",
-    names.BOUNDARY_LIST: "bare boundary-event list (no typed stream)",
-    names.EVENT_STREAM: "event stream (fileObservability NDJSON; typed events only)",
-    names.TRACE: "Trace (localObservability; boundary log, no typed stream)",
-    names.BUG_REPORT: "bug report zip (exportBugReport)",
-    names.ARTIFACT_RECORDING: "recording from an artifact store (fileArtifacts, recording/run)",
-    names.AUDIT_BUNDLE: "audit bundle (auditExport; bounded payloads)",
-    names.PACKED: "packed recording",
-}
 
 
 @dataclass(frozen=True)
@@ -94,7 +82,7 @@ def run_facts(recording: Recording, evidence: EvidenceIndex) -> list[tuple[str, 
 
 
 def _format(recording: Recording) -> str:
-    kind = SOURCE_KINDS.get(recording.source_kind, recording.source_kind)
+    kind = kind_label(recording.source_kind)
     if recording.envelope_format:
         return f"{kind} {recording.envelope_format}"
     return kind

@@ -36,17 +36,13 @@ from lens_ui.compare_state import compare_with
 from lens_ui.evidence_tabs import EvidenceLinks, likely_causes_of
 from lens_ui.labels_panel import labels_on_bar
 from lens_ui.runs import FileFacts, LoadedRun
-from lens_ui.where_from_panel import BYTES_GONE, BYTES_GONE_WORDS, run_lineage, stage_places, value_index
-from recorders.read import names
+from lens_ui.where_from_panel import (BYTES_GONE, BYTES_GONE_WORDS, run_lineage, stage_places,
+                                     value_index)
+from recorders.read.registry import kind_words
 
 PROFILE_WIDGET = "lens.profile_switch"
 RUN_DETAILS = "lens.run_details"  # the popover; True while open
 REPORT_CHARS = 600  # of each bug-report text shown; the rest is in the file
-# What a file without a boundary log is, in a person's words, by the loader's kind.
-NO_STEPS_WORDS = {
-    names.EVENT_STREAM: "an event stream (fileObservability)",
-    names.AUDIT_BUNDLE: "an audit bundle",
-}
 # Why a pill may carry no step count: the honest reason, in the switch's help.
 UNBUILT_HELP = ("A projection's step count shows once it has been opened: counting its steps "
                 "means building it.")
@@ -129,7 +125,7 @@ def file_panel(run: LoadedRun, file: FileFacts) -> None:
                     cell.caption(name)
                     cell.text(_report_text(text))
     if not run.recording.has_boundary_log:
-        what = NO_STEPS_WORDS.get(file.kind, "a file with no boundary log")
+        what = kind_words(file.kind)
         st.info(f"This run comes from {what}: the agent's own events only. It shows the model "
                 "and tool calls, what each model call was served, likely causes, the timeline, "
                 "the route and search. Steps (the slider and the diagram) are built from the "

@@ -32,7 +32,8 @@ from lens_ui import session
 from lens_ui.run_store import MAX_UPLOADS_PER_SESSION, OverBudget
 from lens_ui.runs import (SAMPLE, UPLOAD, LoadedRun, RunSource, open_run, open_source,
                           sample_choice, server_store, session_id, upload_choice)
-from lens_ui.samples import sample_catalog
+from lens_ui.samples import opened_files, sample_catalog
+from lens_ui.sources import OPERATORS_FILE_WORDS
 
 UPLOADER = "lens.uploader"
 RUN_SELECT = "lens.run_select"
@@ -167,8 +168,10 @@ def _options() -> dict[str, str]:
         options[current.file_key] = f"{current.name} ({current.words})"
     for held in server_store().session_uploads(session_id()):
         options[held.info.file_key] = held.info.label
-    for name in sample_catalog():
-        options[f"{SAMPLE}:{name}"] = name
+    operators = opened_files()
+    for name in sample_catalog():  # the operator's files first, said to be theirs
+        options[f"{SAMPLE}:{name}"] = f"{name} ({OPERATORS_FILE_WORDS})" \
+            if name in operators else name
     return options
 
 

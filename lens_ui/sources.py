@@ -130,8 +130,9 @@ class RunSource:
         return params
 
     def compare_label(self) -> str:
-        """A selectbox label (shown as text, never markup)."""
-        return f"{self.kind} · {self.name}" + self._run_part()
+        """A selectbox label (shown as text, never markup): what the source is
+        in words (an operator's file is not called a sample), then its name."""
+        return f"{self.words} · {self.name}" + self._run_part()
 
     def _run_part(self) -> str:
         return "" if self.run_selector is None else f" · run {self.run_index + 1}"
@@ -149,12 +150,20 @@ class RunSource:
         raise NotImplementedError
 
 
+# An operator's file (--open, FOOTPRINT_LENS_OPEN) is offered beside the samples, by
+# name like them, and is not one: this is what the pages call it.
+OPERATORS_FILE_WORDS = "file Lens was started with"
+
+
 class SampleSource(RunSource):
+    """A run the server offers by name: a bundled sample, or a file the
+    operator started Lens with (:func:`lens_ui.samples.sample_catalog`)."""
+
     kind, link_key = SAMPLE, RUN_PARAM
 
     @property
     def words(self) -> str:  # type: ignore[override]
-        return "file Lens was started with" if self.name in opened_files() else "sample"
+        return OPERATORS_FILE_WORDS if self.name in opened_files() else "sample"
 
     def read(self) -> bytes | None:
         path = sample_catalog().get(self.name)
@@ -185,7 +194,7 @@ class UploadSource(RunSource):
         return server_store().upload_bytes(session_id(), self.file_digest)
 
     def compare_label(self) -> str:
-        return f"upload · {self.name} · {self.file_digest[:10]}" + self._run_part()
+        return f"{self.words} · {self.name} · {self.file_digest[:10]}" + self._run_part()
 
     @classmethod
     def from_link(cls, value: str) -> Linked:

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from recorders.audit import chain_record_counts
 from recorders.errors import RecordingError
 from recorders.profiles import DEFAULT_PROFILE, PROFILES
-from recorders.read import names
 from recorders.values import decode_path
 
 if TYPE_CHECKING:
@@ -164,16 +163,13 @@ def _steps(recording: Recording, args: argparse.Namespace) -> dict[str, Any]:
     output: dict[str, Any] = {"rootKind": projection.root_kind,
                               "steps": [s.to_wire() for s in steps]}
     notes = list(projection.notes)
-    if not recording.has_boundary_log and recording.source_kind not in _KINDS_BEFORE_STREAMS:
-        # A file kind without a boundary log (an event stream): say why there are no steps.
+    if not recording.has_boundary_log:
+        # Whatever the file's kind (a recording without BoundaryEvents, an event
+        # stream, a bug report's recording): say why there are no steps.
         notes += [gap.message for gap in recording.gaps if gap.code == "no-boundary-log"]
     if notes:
         output["notes"] = notes
     return output
-
-
-# Kinds read before event streams: their step output stays as it was.
-_KINDS_BEFORE_STREAMS = frozenset({names.RECORDING, names.ENVELOPE, names.BOUNDARY_LIST})
 
 
 def _route(recording: Recording, profile: str) -> dict[str, Any]:

@@ -6,14 +6,26 @@ bundle's run (or runs, one per ``meta.runId``), checked as typed events.
 
 from __future__ import annotations
 
+from typing import Any
+
 # is_audit_document is the registry's sniff for this kind.
 from recorders.audit import (AUDIT_FORMAT, GENESIS_TYPE, AuditCheck, audit_gaps,  # noqa: F401
                              is_audit_document, read_audit_bundle)
 from recorders.event_stream import split_runs
+from recorders.read.envelope import AGENTFOOTPRINT_FORMATS
 from recorders.read.model import NestedReader, Recording
 from recorders.read.names import AUDIT_BUNDLE
 from recorders.surrogates import mend_lone_surrogates, mended_gap
 from recorders.validation import recording_gaps, validate_typed
+
+
+def says_it_is_a_bundle(document: Any) -> bool:
+    """A bundle, or an object whose header names a format of agentfootprint's."""
+    if is_audit_document(document):
+        return True
+    header = document.get("header") if isinstance(document, dict) else None
+    return isinstance(header, dict) and isinstance(header.get("format"), str) and \
+        header["format"].startswith(AGENTFOOTPRINT_FORMATS)
 
 
 def read(document: dict, nested: NestedReader) -> Recording:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from recorders.gaps import Gap
+from recorders.read.boundary_log import boundary_recording
 from recorders.read.model import NestedReader, Recording
 from recorders.read.names import BOUNDARY_LIST
-from recorders.validation import recording_gaps, validate_boundary
 
 
 def is_boundary_list(document: Any) -> bool:
@@ -15,20 +14,16 @@ def is_boundary_list(document: Any) -> bool:
     return isinstance(document, list)
 
 
+def is_list_of_events(document: Any) -> bool:
+    """A list that says it is boundary events: its first few elements are
+    objects with a ``type`` (any list is read as one; only such a list, when it
+    cannot be, is reported as a run that could not be read)."""
+    return (isinstance(document, list) and bool(document)
+            and all(isinstance(event, dict) and "type" in event for event in document[:5]))
+
+
 def read(events: list, nested: NestedReader) -> Recording:
     """The list's run: its elements checked as boundary events."""
-    recording = Recording(
-        source_kind=BOUNDARY_LIST,
-        typed_events=[],
-        boundary_events=events,
-        has_typed_stream=False,
-        has_boundary_log=True,
-    )
-    balance = validate_boundary(recording, "events")
-    recording.gaps.append(Gap(
-        "no-typed-stream",
-        "a bare boundary-event list has no typed event stream: model-call details "
-        "and the skill route are unavailable",
-    ))
-    recording.gaps.extend(recording_gaps(recording, balance))
-    return recording
+    return boundary_recording(
+        events, BOUNDARY_LIST, "a bare boundary-event list has no typed event stream: "
+        "model-call details and the skill route are unavailable")

@@ -24,6 +24,21 @@ def is_envelope(document: Any) -> bool:
     return isinstance(document, dict) and "format" in document
 
 
+def says_agentfootprint(document: Any) -> bool:
+    """An object that says it is agentfootprint's run file: a format agentfootprint
+    names (every one starts ``agentfootprint.``), or a recording inside it."""
+    if not isinstance(document, dict):
+        return False
+    fmt = document.get("format")
+    return (isinstance(fmt, str) and fmt.startswith(AGENTFOOTPRINT_FORMATS)) or \
+        "recording" in document
+
+
+# Every format agentfootprint names for a run's file (recording, envelope, packed,
+# audit bundle) starts so.
+AGENTFOOTPRINT_FORMATS = "agentfootprint."
+
+
 def read(document: dict, nested: NestedReader) -> Recording:
     fmt = document.get("format")
     if fmt != ENVELOPE_FORMAT:

@@ -14,11 +14,6 @@ from recorders.errors import RecordingError
 from recorders.values import describe, shown_text
 
 _OPEN_A_RUN = "open the run's recording, envelope, event stream, Trace or bug report instead"
-# Every kind of file about a run that Lens opens, for a refusal to name them all.
-# No token longer than a narrow sidebar's line (the app shows it there): no format ids.
-READ_KINDS = ("a recording {snapshot, events, structure}, its envelope (plain or packed), "
-              "an event stream (.ndjson), a Trace, an artifact-store entry, an audit "
-              "bundle, a bug report .zip or a list of boundary events")
 # A replay's state: the commits and the subflows' results, with no events beside them.
 _REPLAY_KEYS = frozenset({"commits", "subflowResults"})
 # Keys by which another kind (an envelope, an artifact, an audit bundle, a typed
@@ -70,16 +65,16 @@ def not_a_run(document: Any) -> str | None:
     return None
 
 
-def unread(document: Any) -> RecordingError:
-    """The refusal of a document no kind reads: every kind Lens reads, and
-    what was found (an object's first few keys, each cut short, so the
+def unread(document: Any, read_kinds: str) -> RecordingError:
+    """The refusal of a document no kind reads: every kind Lens reads (``read_kinds``,
+    the registry's words for them), and what was found (an object's first few keys, each cut short, so the
     message stays one line)."""
     if not isinstance(document, dict):
-        return RecordingError(f"expected one of the files Lens reads: {READ_KINDS}; "
+        return RecordingError(f"expected one of the files Lens reads: {read_kinds}; "
                               f"found {describe(document)}")
     names = sorted(map(str, document))
     keys = ", ".join(shown_text(k, limit=24) for k in names[:5]) or "no keys"
     if len(names) > 5:
         keys += f" and {len(names) - 5} more"
-    return RecordingError(f"expected one of the files Lens reads: {READ_KINDS}; "
+    return RecordingError(f"expected one of the files Lens reads: {read_kinds}; "
                           f"found an object with {keys}")

@@ -7,9 +7,9 @@ from typing import Any
 
 from recorders.errors import RecordingError
 from recorders.gaps import Gap
+from recorders.read.boundary_log import boundary_recording
 from recorders.read.model import NestedReader, Recording
 from recorders.read.names import TRACE
-from recorders.validation import recording_gaps, validate_boundary
 from recorders.values import describe, is_number, js_number_text, shown_text
 
 TRACE_VERSION = 1
@@ -37,38 +37,33 @@ def read(document: dict, nested: NestedReader) -> Recording:
     snapshot = document.get("snapshot")
     if snapshot is not None and not isinstance(snapshot, dict):
         raise RecordingError(f"snapshot: expected an object, found {describe(snapshot)}")
-    recording = Recording(
-        source_kind=TRACE,
-        typed_events=[],
-        boundary_events=events,
-        has_typed_stream=False,
-        has_boundary_log=True,
-        snapshot=snapshot,
-        structure=document.get("structure"),
-    )
-    balance = validate_boundary(recording, "events")
-    recording.gaps.append(Gap(
-        "no-typed-stream",
-        "a Trace (localObservability) holds the boundary log, not the typed event stream: "
-        "model-call details and the skill route are unavailable"))
+    structure = document.get("structure")
+    return boundary_recording(
+        events, TRACE, "a Trace (localObservability) holds the boundary log, not the typed "
+        "event stream: model-call details and the skill route are unavailable",
+        _trace_gaps(snapshot, structure, document.get("redaction")),
+        snapshot=snapshot, structure=structure)
+
+
+def _trace_gaps(snapshot: dict | None, structure: Any, redaction: Any) -> list[Gap]:
+    """What a Trace says it left out: its snapshot, its structure, its content."""
+    gaps = []
     if snapshot is None:
-        recording.gaps.append(Gap(
+        gaps.append(Gap(
             "no-snapshot", "the Trace was saved without its snapshot (includeSnapshot was "
             "not set): no state or commit history"))
-    if recording.structure is None:
-        recording.gaps.append(Gap("no-structure", "the Trace has no build-time structure"))
-    redaction = document.get("redaction")
+    if structure is None:
+        gaps.append(Gap("no-structure", "the Trace has no build-time structure"))
     if redaction == "pii":
-        recording.gaps.append(Gap(
+        gaps.append(Gap(
             "redacted", "the Trace is redacted (redaction: 'pii', from redactContent): "
             "messages, payloads and tool content read '[redacted]'"))
     elif redaction not in (None, "none"):
         shown = shown_text(redaction, quoted=True) if isinstance(redaction, str) else describe(
             redaction)
-        recording.gaps.append(Gap("redacted", f"the Trace says its redaction is {shown}, "
-                                  "which this version does not know: content may be redacted"))
-    recording.gaps.extend(recording_gaps(recording, balance))
-    return recording
+        gaps.append(Gap("redacted", f"the Trace says its redaction is {shown}, which this "
+                        "version does not know: content may be redacted"))
+    return gaps
 
 
 def notes(recording: Recording) -> list[str]:

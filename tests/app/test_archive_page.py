@@ -56,7 +56,10 @@ def test_without_a_configured_folder_the_page_says_how_to_set_one(app, monkeypat
     app.run()
     app.switch_page("lens_ui/app/page_scripts/run_archive.py").run()
     no_exception(app)
-    assert any("--archive DIR" in i.value for i in app.info)
+    # Both ways of starting Lens with a folder: the installed command and the checkout's.
+    said = next(i.value for i in app.info if "--archive DIR" in i.value)
+    assert "`footprint-lens view DIR`" in said
+    assert "`streamlit run lens_app.py -- --archive DIR`" in said
     assert not app.text_input  # no place to type a path
 
 

@@ -136,3 +136,24 @@ def test_the_comparison_is_kept_with_run_a_counted_and_goes_when_run_b_does():
         store._runs.pop(b.digest)
         store._forget_built_from(b.digest)
     assert key not in held.memo and key not in held.memo_costs
+
+
+def test_the_page_leads_with_where_the_runs_part_in_words():
+    """Issue #39: Compare led with `event #0 agentfootprint.agent.run_configured`.
+    The first thing under "First difference" is the comparison's sentences; the
+    event's number and type wait in an expander below them."""
+    from lens.compare import compare_runs
+    from lens.compare.words import comparison_sentences
+    from lens.run import open_run
+
+    at, _ = _pair_uploads()
+    sentences = list(comparison_sentences(compare_runs(
+        *(open_run(read_bytes(pair_run_path(PAIR_NAME, side))) for side in "ab"))))
+    texts = _texts(at)
+    assert texts[:len(sentences)] == sentences
+    assert sentences[0].startswith("The runs part at step")
+    for sentence in sentences:
+        assert "agentfootprint." not in sentence and "event #" not in sentence, sentence
+    assert [h.value for h in at.subheader].count("First difference") == 1
+    differing = next(e for e in at.expander if e.label == "The differing events")
+    assert any(t.value.startswith("A: event #") for t in differing.text)

@@ -58,5 +58,30 @@ def test_the_app_opens_on_the_operators_file(tmp_path, monkeypatch):
     assert not at.exception
     picked = at.selectbox(key="lens.run_select")
     assert picked.value == "sample:incident-4711"
-    assert picked.options[0] == "incident-4711"  # before the samples
+    # Before the samples, and said to be the operator's file, not one of them.
+    assert picked.options[0] == "incident-4711 (file Lens was started with)"
     assert any(t.help == "The open run (file Lens was started with)." for t in at.text)
+
+
+def test_the_pickers_call_an_operators_file_what_it_is_and_a_sample_a_sample(
+        tmp_path, monkeypatch):
+    """Compare's run pickers and the sidebar's: a file the operator started Lens
+    with is offered by name beside the samples, and was labelled "sample · …"."""
+    from lens_ui.compare_state import SELECT_A
+
+    source = samples.SAMPLE_DIR / "nested-sequence-with-parallel.json"
+    mine = tmp_path / "incident-4711.json"
+    mine.write_bytes(source.read_bytes())
+    monkeypatch.setenv(OPEN_ENV, str(mine))
+    page = APP.parent / "lens_ui" / "app" / "page_scripts" / "compare.py"
+    at = AppTest.from_file(str(page), default_timeout=TIMEOUT).run()
+    assert not at.exception
+    shown = at.selectbox(key=SELECT_A).options  # as the page shows them (format_func's)
+    mine_label = next(label for label in shown if "incident-4711" in label)
+    assert mine_label.startswith("file Lens was started with · ")
+    assert not mine_label.startswith("sample")
+    bundled = next(label for label in shown if samples.DEFAULT_SAMPLE in label)
+    assert bundled == f"sample · {samples.DEFAULT_SAMPLE}"
+    sidebar = at.selectbox(key="lens.run_select").options
+    assert "incident-4711 (file Lens was started with)" in sidebar
+    assert samples.DEFAULT_SAMPLE in sidebar  # a bundled sample by its name alone

@@ -40,3 +40,14 @@ def test_the_archive_package_still_wins_with_the_app_folder_first_on_the_path():
     assert found.returncode == 0, found.stderr
     assert Path(found.stdout.strip()).parent.name == "archive"
     assert importlib.util.find_spec("archive") is not None
+
+
+def test_the_sidebar_names_the_pages_for_what_they_are_not_their_files():
+    """Issue #39: the sidebar listed pages by file name ("lens app"). Titles,
+    in this order, and none of them a script's name."""
+    from lens_ui.navigation import PAGES
+
+    assert [spec.title for spec in PAGES] == ["Run", "Compare", "Follow", "Raw events", "Archive"]
+    for spec in PAGES:
+        assert (PAGE_DIR / spec.script).is_file()
+        assert "_" not in spec.title and ".py" not in spec.title and spec.title[0].isupper()

@@ -19,6 +19,7 @@ from lens_browser import CORPUS, REPO, record_latency, record_note
 from lens_page import LensPage
 from recorders.loading import load_path
 from recorders.projections import build_projection
+from recorders.read.registry import KINDS
 
 pytestmark = pytest.mark.browser
 
@@ -42,6 +43,25 @@ def assert_label(label, number: int, steps) -> None:
     expected = f"step {number} of {len(steps)} · {steps[number - 1].label}"
     assert label.text == expected or label.text.startswith(expected + " · "), \
         f"label {label.text!r}, expected {expected!r}"
+
+
+# Every word (a run of characters without a space or a hyphen) of an element's
+# text laid out on more than one line.
+BROKEN_WORDS = """(element) => {
+  const broken = [];
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const match of node.data.matchAll(/[^\\s-]+/g)) {
+      const range = document.createRange();
+      range.setStart(node, match.index);
+      range.setEnd(node, match.index + match[0].length);
+      const tops = new Set([...range.getClientRects()].filter(r => r.width > 0)
+                           .map(r => Math.round(r.top)));
+      if (tops.size > 1) broken.push(match[0]);
+    }
+  }
+  return broken;
+}"""
 
 
 def query(page) -> dict[str, str]:
@@ -91,6 +111,7 @@ def test_upload_plain_and_gzipped_recordings(lens, tmp_path):
 
 
 def test_a_file_that_is_not_a_recording_is_refused_and_the_app_stays_usable(lens, tmp_path):
+    lens.page.set_viewport_size({"width": 1280, "height": 720})  # issue #39's screen
     before = lens.open()
     bad = tmp_path / "not-a-recording.json"
     bad.write_text('{"hello": "world"}')
@@ -100,6 +121,21 @@ def test_a_file_that_is_not_a_recording_is_refused_and_the_app_stays_usable(lens
     expect(errors).to_contain_text("not-a-recording.json", timeout=30_000)
     lens.wait_idle()
     lens.screenshot("refused")
+    # The refusal names every kind Lens reads, and no word of it is cut over two
+    # lines in the sidebar (a break after a hyphen is a hyphen's).
+    text = errors.first.inner_text()
+    for kind in KINDS:
+        assert kind.words in text, kind.words
+    assert errors.first.evaluate(BROKEN_WORDS) == []
+    # The check sees a word cut short: one planted in a narrow box that breaks anywhere.
+    planted = lens.page.evaluate("""() => { const box = document.createElement('div');
+        box.style.cssText = 'width:60px;word-break:break-all;position:absolute';
+        box.id = 'lens-test-planted'; box.textContent = 'supercalifragilistic ok';
+        document.body.appendChild(box); return true; }""")
+    assert planted
+    assert lens.page.locator("#lens-test-planted").evaluate(BROKEN_WORDS) == [
+        "supercalifragilistic"]
+    lens.page.evaluate("() => document.getElementById('lens-test-planted').remove()")
 
     assert lens.step_label().text == before.text
     label, _ = lens.step_by("next")

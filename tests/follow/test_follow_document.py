@@ -80,3 +80,21 @@ def test_a_compact_recording_caught_half_written_is_not_taken_for_a_stream(tmp_p
     assert followed.poll() is True
     assert followed.summary().to_json()["kind"] == "envelope"
     assert followed.summary().to_json()["typedEvents"] == len(load_recording(data).typed_events)
+
+
+def test_the_follower_tells_a_stream_from_a_document_as_the_loader_does():
+    """The follower decides from a file's first line whether it grows as an
+    event stream; it asks the event stream's own sniff (the registry's), so a
+    first line the loader does not read as a typed event is no stream here either."""
+    from lens.follow import EVENT_STREAM, _sniff
+    from recorders.read.registry import bytes_kind
+
+    lines = [{"type": "agentfootprint.stream.llm_start", "payload": {}, "meta": {}},
+             {"type": "agentfootprint.stream.llm_start"},  # no meta, no payload
+             {"type": "x", "meta": {}, "recording": {}},  # an envelope-like object
+             {"type": "x", "payload": {}, "format": "agentfootprint.recording.v1"}]
+    for line in lines:
+        text = (json.dumps(line) + "\n") * 2
+        loader = bytes_kind(text.encode())
+        loader_says = loader is not None and loader.name == EVENT_STREAM
+        assert (_sniff(text.encode(), whole=True) == EVENT_STREAM) == loader_says, line

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from lens.summary import SOURCE_KINDS
 from recorders.errors import RecordingError
 from recorders.loading import load_file
 from recorders.read import names
 from recorders.read.not_runs import NotARun
-from recorders.read.registry import KINDS, bytes_kind, document_kind, kind_named
+from recorders.read.registry import (KINDS, READ_KINDS, bytes_kind, claimed_kind, document_kind,
+                                     kind_label, kind_named, kind_words)
 
 ROOT = Path(__file__).resolve().parents[2]
 KIND_NAMES = {value for key, value in vars(names).items()
@@ -33,8 +33,86 @@ def test_every_kind_has_one_record_under_its_name():
         assert (kind.sniff_bytes is None) == (kind.read_bytes is None)
 
 
-def test_every_kind_is_described_for_a_person():
-    assert set(SOURCE_KINDS) == KIND_NAMES
+def test_every_kind_is_described_for_a_person_in_its_own_record():
+    labels, words = [kind.label for kind in KINDS], [kind.words for kind in KINDS]
+    assert all(labels) and all(words)
+    assert len(set(labels)) == len(set(words)) == len(KINDS)  # no two kinds said alike
+    for kind in KINDS:
+        assert kind_label(kind.name) == kind.label and kind_words(kind.name) == kind.words
+        # A sentence's words: an article first; and no token wider than a sidebar line.
+        assert kind.words.split()[0] in ("a", "an"), kind.words
+        assert max(map(len, kind.words.split())) <= 28, kind.words
+        assert kind.words in READ_KINDS  # the refusal names every kind by its words
+
+
+def test_the_header_and_the_no_steps_sentence_take_the_kinds_words_from_the_registry():
+    from lens.run import open_run
+    from lens.summary import run_facts
+
+    trace = ROOT / "tests/data/formats/trace/agent-tool/trace.json"
+    run = open_run(trace.read_bytes())
+    assert dict(run_facts(run.recording, run.evidence))["format"] == kind_named(names.TRACE).label
+    header = (ROOT / "lens_ui" / "header.py").read_text()
+    assert "kind_words(file.kind)" in header
+
+
+# ─── No per-kind table outside recorders/read ─────────────────────────
+
+# The layers above recorders/read that might keep a word, a set or a switch table per kind.
+OUTSIDE_THE_KINDS = ("lens", "lens_ui", "lens_cli", "archive", "benchmarks", "recorders")
+KIND_CONSTANTS = {key for key, value in vars(names).items() if key.isupper()}
+
+
+def _kind_references(tree: ast.AST) -> tuple[set[str], set[str]]:
+    """The names a module binds to recorders.read.names (``names``) and to its
+    kind constants (``TRACE``), from its imports."""
+    modules, constants = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "recorders.read":
+            modules |= {a.asname or a.name for a in node.names if a.name == "names"}
+        elif isinstance(node, ast.ImportFrom) and node.module == "recorders.read.names":
+            constants |= {a.asname or a.name for a in node.names if a.name in KIND_CONSTANTS}
+        elif isinstance(node, ast.Import):
+            modules |= {a.asname for a in node.names
+                        if a.name == "recorders.read.names" and a.asname}
+    return modules, constants
+
+
+def per_kind_tables(path: Path) -> list[str]:
+    """Literals keyed by, or listing, the kinds: a dict with a kind as a key,
+    or a set/list/tuple holding two kinds or more."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules, constants = _kind_references(tree)
+
+    def is_kind(node: ast.AST | None) -> bool:
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            return node.value.id in modules and node.attr in KIND_CONSTANTS
+        return isinstance(node, ast.Name) and node.id in constants
+
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            table = any(is_kind(key) for key in node.keys)
+        elif isinstance(node, (ast.Set, ast.List, ast.Tuple)):
+            table = sum(1 for element in node.elts if is_kind(element)) >= 2
+        else:
+            continue
+        if table:
+            found.append((node.lineno, f"{path.relative_to(ROOT)}:{node.lineno}"))
+    return [where for _, where in sorted(found)]
+
+
+def test_no_module_outside_recorders_read_keeps_a_table_per_kind():
+    kinds_home = ROOT / "recorders" / "read"
+    found = [hit for layer in OUTSIDE_THE_KINDS for path in sorted((ROOT / layer).rglob("*.py"))
+             if kinds_home not in path.parents for hit in per_kind_tables(path)]
+    assert found == []
+
+
+def test_the_table_check_finds_the_tables_it_looks_for():
+    planted = ROOT / "tests" / "data" / "planted_kind_tables.py"
+    assert per_kind_tables(planted) == [f"tests/data/planted_kind_tables.py:{line}"
+                                        for line in (6, 7, 8)]
 
 
 @pytest.mark.parametrize("document, kind", [
@@ -64,6 +142,24 @@ def test_bytes_kinds_are_sniffed_before_any_parse():
     line = json.dumps({"type": "agentfootprint.stream.llm_start", "payload": {}, "meta": {}})
     assert bytes_kind((line + "\n" + line + "\n").encode()).name == names.EVENT_STREAM
     assert bytes_kind(b'{"snapshot": {}, "events": []}') is None
+
+
+@pytest.mark.parametrize("document, says", [
+    ({"format": "agentfootprint.recording.v9", "recording": {}}, True),
+    ({"header": {"format": "agentfootprint.audit/7"}, "records": []}, True),
+    ([{"type": "run.entry"}], True),
+    ({"version": 2, "events": [], "redaction": "none"}, True),
+    ({"format": 3, "payload": {}}, True),
+    ({"events": "nope"}, True),
+    ({"name": "lens", "version": 1}, False),
+    ({"format": "geojson"}, False),
+    ([], False),
+    ([1, 2], False),
+    ("text", False),
+], ids=repr)
+def test_a_document_says_it_is_a_kind_by_the_registrys_records(document, says):
+    # What the archive asks of a file the loader refused: report it, or pass it over.
+    assert (claimed_kind(document) is not None) == says
 
 
 def test_a_document_no_kind_reads_is_refused_naming_every_kind():

@@ -14,8 +14,10 @@ from recorders.counting import counted, noun_for
 from lens.wording import plural
 
 PROJECT = Path(__file__).resolve().parents[2]
-MESSAGE_CODE = ("recorders", "lens", "lens_ui", "archive")
-GLUED_PLURAL = re.compile(r"\w\(s\)")  # "tool call(s)", "run(s);"
+MESSAGE_CODE = ("recorders", "lens", "lens_ui", "lens_cli", "archive", "benchmarks")
+# "tool call(s)", "run(s);", and "(s)" right after a formatted value (f"{noun}(s)");
+# " (s)" after a space is a unit (seconds), not a plural.
+GLUED_PLURAL = re.compile(r"(?:\w|^)\(s\)")
 
 
 def test_one_is_singular_and_every_other_count_plural():
@@ -37,17 +39,30 @@ def test_the_headline_wording_uses_the_same_plurals():
     assert plural(1500, "tool call") == "1,500 tool calls"
 
 
-def test_no_message_in_the_product_glues_s_in_brackets_to_a_word():
+def glued_plurals(source: Path) -> list[str]:
+    """Every string literal of ``source`` (docstrings aside) with a "(s)" plural."""
     found = []
-    for folder in MESSAGE_CODE:
-        for source in sorted((PROJECT / folder).rglob("*.py")):
-            tree = ast.parse(source.read_text(encoding="utf-8"))
-            docstrings = {id(node.value) for node in ast.walk(tree)
-                          if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
-            for node in ast.walk(tree):
-                if (isinstance(node, ast.Constant) and isinstance(node.value, str)
-                        and id(node) not in docstrings and GLUED_PLURAL.search(node.value)):
-                    found.append(f"{source.relative_to(PROJECT)}:{node.lineno}: {node.value!r}")
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    docstrings = {id(node.value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and id(node) not in docstrings and GLUED_PLURAL.search(node.value)):
+            found.append(f"{source.name}:{node.lineno}: {node.value!r}")
+    return found
+
+
+def test_the_plural_scan_finds_a_glued_plural_and_one_after_a_value(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text('A = f"{n} gap(s)"\nB = f"{n} {noun}(s) found"\n'
+                       'C = "duration (s)"\n"""A docstring may say call(s)."""\n')
+    assert [hit.split(":")[1] for hit in glued_plurals(planted)] == ["1", "2"]
+
+
+def test_no_message_in_the_product_glues_s_in_brackets_to_a_word():
+    found = [hit for folder in MESSAGE_CODE for source in sorted((PROJECT / folder).rglob("*.py"))
+             for hit in glued_plurals(source)]
+    found += glued_plurals(PROJECT / "lens_app.py")
     assert not found, "\n".join(found)
 
 

@@ -155,3 +155,19 @@ def test_a_lone_surrogate_is_written_as_its_json_escape(capsysbinary):
     out = capsysbinary.readouterr().out
     assert out.decode("utf-8") == '{\n  "label": "\\ud800 → x"\n}\n'
     assert json.loads(out) == {"label": "\ud800 → x"}
+
+
+def test_steps_say_why_there_are_none_whatever_the_files_kind(capsys, tmp_path):
+    """A recording without its BoundaryEvents recorder has no steps, as an event
+    stream has none: either way the steps output says why (before, only kinds
+    other than a recording, an envelope or a boundary list said it)."""
+    document = json.loads(recording_path("agent-refund-multi-tools-error").read_bytes())
+    inner = document.get("recording", document)
+    inner["snapshot"]["recorders"] = []
+    path = tmp_path / "no-boundary-log.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    code, out, _ = run(capsys, "steps", str(path))
+    assert code == 0
+    output = json.loads(out)
+    assert output["steps"] == [] or all(not s for s in output["steps"])
+    assert any("BoundaryEvents" in note for note in output.get("notes", [])), output
