@@ -97,10 +97,10 @@ def cut_at_word(text: str, limit: int) -> str:
     if len(flat) <= limit:
         return flat
     room = flat[: max(limit - 2, 1)]
-    space = room.rfind(" ")
+    space = max(room.rfind(" "), room.rfind("⏎"))  # a shown line break ends a word too
     if space > 0:
         room = room[:space]
-    room = room.rstrip(" ,;:(“—-")
+    room = room.rstrip(" ,;:(“—-⏎")
     if room.count("“") > room.count("”"):
         return room + "…”"
     return room + "…"

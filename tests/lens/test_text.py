@@ -101,4 +101,4 @@ def test_a_cut_ends_at_a_word_and_closes_the_quotation_it_cut():
     assert cut == "The circuit breaker of openai-gpt-4.1 opened: “2 consecutive…”"
     assert len(cut) <= 64 and cut_at_word(said, 60).endswith("opened: “2…”")
     assert cut_at_word("x" * 30, 10) == "x" * 8 + "…"
-    assert cut_at_word("one two\nthree four", 14) == "one two⏎three…"
+    assert cut_at_word("one two\nthree four", 14) == "one two…"
