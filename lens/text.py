@@ -87,6 +87,25 @@ def one_line(text: str, limit: int | None = None) -> str:
     return flat
 
 
+def cut_at_word(text: str, limit: int) -> str:
+    """``text`` on one line (:func:`one_line`), whole when it fits ``limit``;
+    else cut at the last word boundary before it, with an ellipsis, and a
+    quotation left open by the cut closed again (“…”), so what is shown never
+    ends inside a word and never reads as an unfinished quotation. A first
+    word longer than the limit is cut inside it (nothing else fits)."""
+    flat = one_line(text)
+    if len(flat) <= limit:
+        return flat
+    room = flat[: max(limit - 2, 1)]
+    space = max(room.rfind(" "), room.rfind("⏎"))  # a shown line break ends a word too
+    if space > 0:
+        room = room[:space]
+    room = room.rstrip(" ,;:(“—-⏎")
+    if room.count("“") > room.count("”"):
+        return room + "…”"
+    return room + "…"
+
+
 def plot_text(value: Any) -> str:
     """A string for plotly text, hover text or titles: HTML-escaped."""
     return html.escape(value if isinstance(value, str) else str(value), quote=False)

@@ -30,7 +30,7 @@ from lens.first_screen import TOP_CAUSES, Chip, FirstScreen, TopCause, first_scr
 from lens.scopes import ROOT
 from lens.summary import (RunSummary, figures_line, format_count, format_duration, run_facts,
                           summarise, timing_notes)
-from lens.text import markdown_literal, one_line, visible
+from lens.text import cut_at_word, markdown_literal, one_line, visible
 from lens_ui import navigation, session
 from lens_ui.compare_state import compare_with
 from lens_ui.evidence_tabs import EvidenceLinks, likely_causes_of
@@ -148,13 +148,15 @@ def _report_text(text: str) -> str:
 
 # ─── the answer, first ─────────────────────────────────────────────────
 
-OUTCOME_CHARS = 104  # of the outcome's sentence: one line at 1280 px; the whole is in Run details
+OUTCOME_CHARS = 104  # of the outcome's sentence: one line at 1280 px, cut at a word; the whole
+# is in Run details
 CAUSE_HEIGHT = 92  # px: two lines of headline and the button
 CAME_FROM_HEIGHT = 36  # px more, when a shown cause says where its answer came from
 CAME_FROM_BUTTON = "lens.came_from"  # + ".<cause>.<stage>"
 # Of a cause's headline: two lines of its column at 1280 px (a third of the page when there
-# are three causes, half for two, the whole width for one).
-CAUSE_CHARS_BY_COLUMNS = {1: 220, 2: 110, 3: 50}
+# are three causes, half for two, the whole width for one), cut at a word; a longer one is
+# whole one click down (the cut headline opens it).
+CAUSE_CHARS_BY_COLUMNS = {1: 220, 2: 110, 3: 64}
 CHIP_ICONS = {"green": ":material/check_circle:", "orange": ":material/warning:",
               "red": ":material/error:", "gray": ":material/info:"}
 TOP_CAUSE_BUTTON = "lens.top_cause"  # + ".0", ".1", ...
@@ -192,7 +194,7 @@ def answer_first(screen: FirstScreen) -> None:
     with st.container(key="lens-answer-first"):
         with st.container(key="lens-outcome-sentence"):
             # Plain text: the sentence quotes the recording (an error, the answer).
-            st.text(one_line(screen.sentence, OUTCOME_CHARS))
+            st.text(cut_at_word(screen.sentence, OUTCOME_CHARS))
         if not screen.causes:
             st.text("No likely cause was found: no failed tool, provider error, rejected "
                     "route, framework verdict or cut context is recorded.")
@@ -220,20 +222,36 @@ def chip(shown: Chip) -> None:
 
 
 def _top_cause(cause: TopCause, number: int, more: str, chars: int) -> None:
-    # The button first: where a long headline is cut by the box, its step is not.
+    # The button first: where a long headline is cut, its step is not.
     if cause.place is None:
-        st.text(("✖ " if cause.is_error else "⚠ ") + cause.where)
+        # "no step", its reason on hover: the reason on two lines took the headline's room.
+        no_step, _, why = cause.where.partition(": ")
+        st.text(("✖ " if cause.is_error else "⚠ ") + no_step, help=why.capitalize() or None)
     else:
         # A button's label is Markdown: the scope's name in it is escaped.
         st.button(markdown_literal(cause.where), key=f"{TOP_CAUSE_BUTTON}.{number}",
                   icon=":material/error:" if cause.is_error else ":material/warning:",
                   on_click=go_to_step,
                   args=(cause.place.path, cause.place.index),
-                  help=f"{cause.kind.capitalize()}: move the slider to its step.{more}")
-    # The headline is recording text: st.text, never Markdown.
-    st.text(one_line(cause.headline, chars))
+                  help=f"Move the slider to the step that shows it.{more}")
+    _headline(cause, number, chars)
     if cause.came_from is not None:
         _came_from_line(cause.came_from, number, chars)
+
+
+def _headline(cause: TopCause, number: int, chars: int) -> None:
+    """The cause's headline, whole; or cut at a word, opening its whole text in
+    one click, in its own place, so the box keeps its height."""
+    shown = cut_at_word(cause.headline, chars)
+    if shown == one_line(cause.headline):
+        # The headline is recording text: st.text, never Markdown.
+        st.text(shown)
+        return
+    # A label is Markdown: escaped.
+    with st.popover(markdown_literal(shown), type="tertiary", width="stretch",
+                    key=f"{TOP_CAUSE_BUTTON}.whole.{number}",
+                    help="Click to read the whole of this cause"):
+        st.text(visible(cause.headline))
 
 
 def _came_from_line(came: CameFrom, number: int, chars: int) -> None:
@@ -299,8 +317,8 @@ def _details(run: LoadedRun, projection: Projection, summary: RunSummary,
     recording, evidence = run.recording, run.evidence
     outcome = run_outcome(evidence, recording)
     st.caption(f"How the run ended: {outcome.kind}.")
-    st.text("\n".join(one_line(text, 400) for text in (outcome.headline, outcome.detail)
-                       if text))
+    st.text("\n".join(one_line(text, 400) for text in (outcome.sentence, outcome.headline,
+                                                       outcome.detail) if text))
     _facts(run_facts(recording, evidence))
     health_line(problems)
     file_notes(run.file)

@@ -311,15 +311,17 @@ def _context_cuts(index: EvidenceIndex, step_map: StepMap | None,
 
 
 def _evicted_results(index: EvidenceIndex, calls: Sequence[ModelCall]) -> str:
-    """``, among them 2 tool results (fetch_logs: “…”)``: the evicted pieces a
-    tool returned, the evidence most often lost, with the first one's words."""
+    """``, among them 2 tool results (the first from fetch_logs, “…”)``: the
+    evicted pieces a tool returned, the evidence most often lost, with the first
+    one's words."""
     results = [piece for call in calls for eviction in call.evictions
                for piece in eviction.pieces if piece.tool_call is not None]
     if not results:
         return ""
     tool = index.tool_calls[results[0].tool_call]
     return (f", among them {plural(len(results), 'tool result')} "
-            f"({_name(tool.name)}: {quoted(results[0].content, EVICTED_QUOTE_CHARS)})")
+            f"(the first from {_name(tool.name)}, "
+            f"{quoted(results[0].content, EVICTED_QUOTE_CHARS)})")
 
 
 def _pressure_headline(pressure: object, calls: Sequence[ModelCall]) -> str:

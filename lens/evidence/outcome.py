@@ -34,6 +34,7 @@ from recorders.evidence.records import CONSUMER_SCOPE
 from recorders.loading import Recording
 from recorders.values import finite_or_none
 from lens.evidence.nav import Nav, nav_for_call, nav_for_tool
+from lens.evidence.plain_headlines import finding_headline
 from lens.evidence.run_end import PendingPause, RunEnd, read_run_end
 from lens.text import format_ms, grouped, one_line
 
@@ -124,10 +125,12 @@ def _halted(verdicts: list[Finding], findings: list[Finding], index: EvidenceInd
     sentence = ("The run crashed: a permission check halted it"
                 + (f" before {_name(target)} could run" if target else "")
                 + (f" ({_quote(why)})" if why else "") + ", so it gave no answer.")
+    told = halt.word("tellLLM")
+    detail = finding_headline(index, [halt]) + (
+        f"; the model was told {_quote(told)}" if told else "")
     return RunOutcome(HALTED, "Halted by a permission check"
                       + (f" at {one_line(target, WORDS_CHARS)}" if target else ""),
-                      _words(halt, "reason", "rationale", "tellLLM") or None,
-                      tuple(f.event_index for f in halts), ENDED_CRASHED, sentence)
+                      detail, tuple(f.event_index for f in halts), ENDED_CRASHED, sentence)
 
 
 def _crashed(verdicts: list[Finding], findings: list[Finding], index: EvidenceIndex,
@@ -148,13 +151,12 @@ def _crashed(verdicts: list[Finding], findings: list[Finding], index: EvidenceIn
     said = one_line(said, WORDS_CHARS) if said is not None else None
     earlier = [f for f in verdicts if f.event_index < first.event_index
                and f.type not in (cat.ERROR_FATAL, cat.RELIABILITY_FAIL_FAST)]
-    detail = None
+    # The detail tells the verdicts in their own words: the fail-fast's (what
+    # it gave up on), then the earlier verdict the crash may restate.
+    told = [finding_headline(index, [first])] if fail_fast else []
     if earlier:
-        before = earlier[-1]
-        detail = (f"Before it, {before.short} said "
-                  + (_words(before) or "nothing more"))
-    if fail_fast:
-        detail = "; ".join(filter(None, [_words(first, "errorMessage", "kind"), detail]))
+        told.append("Before it, " + _lower_first(finding_headline(index, [earlier[-1]])))
+    detail = ". ".join(told) if told else None
     sentence = (f"The run crashed{_at_call(first, index)}"
                 + (" when its reliability rules gave up" if fail_fast else "")
                 + (f" ({_quote(said)})" if said else "") + ".")
@@ -163,7 +165,9 @@ def _crashed(verdicts: list[Finding], findings: list[Finding], index: EvidenceIn
         text = _first_word(before)
         sentence += (f" Before it, {_lower_first(_clause(before.meaning))}"
                      + (f" ({_quote(text)})" if text else "") + ".")
-    return RunOutcome(CRASHED, "Crashed: " + (said or first.short), detail or None,
+    return RunOutcome(CRASHED, "Crashed: " + (_quote(said) if said else
+                                              _lower_first(finding_headline(index, [first]))),
+                      detail,
                       tuple(f.event_index for f in enders), ENDED_CRASHED,
                       sentence + " It gave no answer.")
 
@@ -201,8 +205,8 @@ def _cut_short(verdicts: list[Finding], findings: list[Finding], index: Evidence
     answer = end.answer
     sentence += (f", so the answer is what it had written by then: {_quote(answer, ANSWER_CHARS)}"
                  if answer else ", and it gave no answer")
-    return RunOutcome(CUT_SHORT, f"Cut short by a budget ({first.short})",
-                      _words(first) or None, tuple(f.event_index for f in limits),
+    return RunOutcome(CUT_SHORT, f"Cut short by a budget: {_limit_words(first)}",
+                      finding_headline(index, [first]), tuple(f.event_index for f in limits),
                       ENDED_STOPPED, _finished(sentence), answer)
 
 
@@ -214,7 +218,7 @@ def _fallback_answer(verdicts: list[Finding], findings: list[Finding], index: Ev
         return RunOutcome(ANSWERED_WITH_FALLBACK,
                           "Answered with the canned answer: the model's answer and the "
                           "fallback both failed",
-                          _words(canned[-1], "fallbackErrorMessage", "rawOutputPreview"),
+                          finding_headline(index, [canned[-1]]) + _model_said(canned[-1]),
                           tuple(f.event_index for f in
                                 _of(verdicts, cat.RESILIENCE_OUTPUT_FALLBACK_TRIGGERED,
                                     cat.RESILIENCE_OUTPUT_CANNED_USED)),
@@ -228,8 +232,8 @@ def _fallback_answer(verdicts: list[Finding], findings: list[Finding], index: Ev
         failed = replaced[-1].word("primaryErrorMessage")
         return RunOutcome(ANSWERED_WITH_FALLBACK,
                           "Answered by the application's fallback: the model's answer failed "
-                          "its schema", _words(replaced[-1], "primaryErrorMessage",
-                                               "rawOutputPreview"),
+                          "its schema",
+                          finding_headline(index, [replaced[-1]]) + _model_said(replaced[-1]),
                           tuple(f.event_index for f in replaced), ENDED_ANSWERED,
                           "The run answered with the application's fallback answer, which the "
                           "recording does not hold: the model's answer failed its schema"
@@ -247,7 +251,7 @@ def _contract_unmet(verdicts: list[Finding], findings: list[Finding], index: Evi
                 + (f" ({_quote(error)})" if error else "")
                 + (f": {_quote(end.answer, ANSWER_CHARS)}" if end.answer else ""))
     return RunOutcome(CONTRACT_UNMET, "The answer does not meet its output contract",
-                      _words(unmet[-1], "error", "path", "attempts"),
+                      finding_headline(index, [unmet[-1]]),
                       tuple(f.event_index for f in unmet), ENDED_ANSWERED, _finished(sentence),
                       end.answer)
 
@@ -274,12 +278,12 @@ def _answered_or_not(index: EvidenceIndex, recording: Recording, end: RunEnd,
         return RunOutcome(ANSWERED_WITH_FALLBACK,
                           "Answered, by a fallback provider for "
                           f"{_count(len(switched), 'model call')}",
-                          _words(switched[-1], "primary", "fallback", "reason"),
+                          finding_headline(index, switched),
                           tuple(f.event_index for f in switched), ENDED_ANSWERED,
                           _finished(f"The run answered, with {share} served by a fallback "
                                     f"provider{said}"), answer)
     after = f" after {_count(calls, 'model call')}" if calls else ""
-    return RunOutcome(ANSWERED, "Answered", one_line(answer, WORDS_CHARS) if answer else None,
+    return RunOutcome(ANSWERED, "Answered", _quote(answer) if answer else None,
                       (final.end_event_index,) if final is not None
                       and final.end_event_index is not None else (),
                       ENDED_ANSWERED, _finished(f"The run answered{after}{said}"), answer)
@@ -460,9 +464,7 @@ def _of(findings: Iterable[Finding], *types: str) -> list[Finding]:
     return [f for f in findings if f.type in types]
 
 
-def _words(finding: Finding, *names: str) -> str:
-    """The named fields' words, ``name: text`` joined, those the event carries;
-    with no names, every explaining field's, in the catalogue's order."""
-    said = [(name, finding.word(name)) for name in names] if names else list(finding.words)
-    return "; ".join(f"{name}: {one_line(text, WORDS_CHARS)}" for name, text in said
-                     if text is not None)
+def _model_said(finding: Finding) -> str:
+    """``; the model had answered “…”``: the answer a fallback replaced, as recorded."""
+    raw = finding.word("rawOutputPreview")
+    return f"; the model had answered {_quote(raw)}" if raw else ""

@@ -29,7 +29,7 @@ def outcome(events: list[dict], complete: bool | None = True):
 
 def test_a_plain_answer_is_answered_with_its_text():
     result = outcome(answered())
-    assert result.kind == ANSWERED and result.detail == "the answer"
+    assert result.kind == ANSWERED and result.detail == "“the answer”"
 
 
 def test_a_halt_outranks_the_crash_it_causes():

@@ -90,3 +90,15 @@ def test_plot_text_escapes_html_but_not_quotes():
                                       (None, "—")])
 def test_durations_read_as_people_say_them(ms, text):
     assert format_ms(ms) == text
+
+
+def test_a_cut_ends_at_a_word_and_closes_the_quotation_it_cut():
+    from lens.text import cut_at_word
+
+    said = "The circuit breaker of openai-gpt-4.1 opened: “2 consecutive failures”"
+    assert cut_at_word(said, len(said)) == said
+    cut = cut_at_word(said, 64)
+    assert cut == "The circuit breaker of openai-gpt-4.1 opened: “2 consecutive…”"
+    assert len(cut) <= 64 and cut_at_word(said, 60).endswith("opened: “2…”")
+    assert cut_at_word("x" * 30, 10) == "x" * 8 + "…"
+    assert cut_at_word("one two\nthree four", 14) == "one two…"
