@@ -8,13 +8,17 @@ One Lens server (``lens_app.py``) and the trivial app (``trivial_app.py``) on fr
 aborted). For each family run (``tests/data/families``, the recordings), in a fresh
 page, so in a fresh session:
 
-- **first screen**: from the file input's ``change`` event (the upload) to the first
-  animation frame after the run's outcome sentence is on the page (the words
-  ``footprint-lens info`` gives as ``outcome.sentence``, up to their first quoted
-  value), and to the frame after the script run has ended with nothing stale;
+- **first screen**: on a settled page (the chart code the page warms has loaded: a
+  person choosing a file takes longer), from the file input's ``change`` event (the
+  upload) to the first animation frame after the new run's bar (its digest) and its
+  outcome sentence (the words ``footprint-lens info`` gives as ``outcome.sentence``, up
+  to their first quoted value) are on the page, and to the frame after the script run
+  has ended with nothing stale; beside it, not judged, the same upload at once after
+  the page opens, in a page of its own (``first_screen_at_once_ms``);
 - **Why this skill?**, **Timeline**, **Backtrack**: from the click on the view's
   button to the first frame after that view is drawn (the script run has ended,
-  nothing is stale, and a chart the view holds has drawn its SVG). Each is the
+  nothing is stale, and a chart the view holds has drawn its SVG; the run's end is the
+  server's script_finished message, read off the websocket). Each is the
   view's first open in the session; Steps is chosen again between them, unmeasured.
 
 Beside it, not judged: the trivial app's Next button, click to the frame after its
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import json
 import os
 import re
@@ -47,39 +52,88 @@ VIEWS = ("Why this skill?", "Timeline", "Backtrack")
 VIEWPORT = {"width": 1280, "height": 720}
 VIEW_BUTTONS = '[data-testid="stMain"] [data-testid="stButtonGroup"]:not([data-stale="true"])'
 UPLOADER = ".st-key-lens-uploader input[type=file]"
-SENTENCE_CHARS = 28  # enough of the sentence to tell runs apart, short of any quote
+SENTENCE_CHARS = 90  # of the sentence, short of any quote and of the 104 the page shows
+# The warm-up chart (lens_ui/chart_warmup.py) has drawn: the browser holds the chart code.
+CHART_CODE_IN = '.st-key-lens-chart-warmup svg.main-svg'
+
+
+# Installed before the page's scripts: notes each script_finished message the
+# server sends (ForwardMsg field 6; status 2, "finished early for a rerun", is
+# not an end), and the frame after it. A run's end is read from the wire, not
+# from the page's running state: under load the browser may apply a whole
+# script run in one render, so the page is never seen "running" and its idle
+# state before the action cannot be told from the one after it.
+WIRE = """
+(() => {
+  const wire = window.__wire = {finished: 0, framed: 0};
+  const scriptFinished = (bytes) => {
+    let i = 0;
+    const varint = () => { let v = 0, m = 1, b;
+      do { b = bytes[i++]; v += (b & 0x7f) * m; m *= 128; } while (b & 0x80 && i < bytes.length);
+      return v; };
+    while (i < bytes.length) {
+      const tag = varint(), field = Math.floor(tag / 8), type = tag & 7;
+      if (field === 6 && type === 0) return varint() !== 2;
+      if (type === 0) varint();
+      else if (type === 2) { const n = varint(); i += n; }
+      else if (type === 1) i += 8;
+      else if (type === 5) i += 4;
+      else return false;
+    }
+    return false;
+  };
+  const seen = (data) => {
+    if (!(data instanceof ArrayBuffer) || !scriptFinished(new Uint8Array(data))) return;
+    const count = ++wire.finished;
+    requestAnimationFrame(() => { wire.framed = Math.max(wire.framed, count);
+                                  if (window.__first) window.__first.check(); });
+  };
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) { super(...args);
+      this.addEventListener('message', (event) => seen(event.data)); }
+  };
+})();
+"""
 
 PROBE = """
 () => {
   if (window.__first) return;
-  const b = window.__first = {want: null, armed: false, t0: null, seen: null, shown: null,
-                              done: null, doneShown: null, chart: false, ran: false};
-  const start = () => { if (b.armed && b.t0 === null) b.t0 = performance.now(); };
+  const b = window.__first = {want: null, mark: null, armed: false, t0: null, seen: null,
+                              shown: null, done: null, doneShown: null, chart: false,
+                              finishedBefore: 0};
+  const wire = window.__wire;
+  const start = () => { if (b.armed && b.t0 === null) {
+      b.t0 = performance.now(); b.finishedBefore = wire.finished; } };
   document.addEventListener('change', start, true);
   document.addEventListener('click', start, true);
   const idle = () => document.querySelector('%s') && !document.querySelector('%s')
       && !document.querySelector('[data-stale="true"]');
-  const wanted = () => {
-    if (b.want === null) return true;
-    for (const el of document.querySelectorAll('[data-testid="stMain"] *')) {
+  const leafWith = (scope, text) => {
+    for (const el of document.querySelectorAll(scope + ' *')) {
       if (el.children.length || el.closest('[data-stale="true"]')) continue;
-      if ((el.textContent || '').includes(b.want)) return true;
+      if ((el.textContent || '').includes(text)) return true;
     }
     return false;
   };
+  // The upload's first screen: its run bar names the new file (its digest's
+  // start), so an old run whose sentence begins with the same words is not taken for it.
+  const wanted = () => b.want === null || ((b.mark === null
+      || [...document.querySelectorAll('.st-key-lens-run-bar [data-testid="stText"]')].some(
+          el => !el.closest('[data-stale="true"]') && el.textContent.includes(b.mark)))
+      && leafWith('[data-testid="stMain"]', b.want));
   const charted = () => !b.chart || [...document.querySelectorAll(
       '[data-testid="stMain"] [data-testid="stPlotlyChart"]')].some(
       c => !c.closest('[data-stale="true"]') && c.querySelector('svg.main-svg'));
+  // The action's own script run has ended, and a frame has been drawn since.
+  const ended = () => wire.framed > b.finishedBefore;
   const check = () => {
     if (b.t0 === null) return;
-    // The action's own rerun: until the script has been seen running, the page
-    // that is idle is the page before it.
-    if (!b.ran && !document.querySelector('%s')) b.ran = true;
-    if (b.seen === null && (b.want !== null || b.ran) && wanted() && charted()) {
+    if (b.seen === null && (b.want !== null || ended()) && wanted() && charted()) {
       b.seen = performance.now();
       requestAnimationFrame(() => { b.shown = performance.now(); });
     }
-    if (b.seen !== null && b.done === null && b.ran && idle() && charted()) {
+    if (b.seen !== null && b.done === null && ended() && idle() && charted()) {
       b.done = performance.now();
       requestAnimationFrame(() => { b.doneShown = performance.now(); });
     }
@@ -88,7 +142,7 @@ PROBE = """
   new MutationObserver(check).observe(document.body,
     {subtree: true, childList: true, characterData: true, attributes: true});
 }
-""" % (APP_IDLE, RUNNING_ICON, APP_IDLE)
+""" % (APP_IDLE, RUNNING_ICON)
 
 
 def outcome_words(data: bytes) -> str:
@@ -101,6 +155,13 @@ def outcome_words(data: bytes) -> str:
     sentence = facts.outcome.sentence if facts is not None else _headline(run)
     words = re.split(r"[“”\"'‘’«]", sentence, maxsplit=1)[0]
     return words[:SENTENCE_CHARS].rstrip()
+
+
+def digest_mark(data: bytes) -> str:
+    """What the run bar shows of an upload's sha256 (lens/run_label.py's short digest)."""
+    from lens.run_label import SHORT_DIGEST
+
+    return hashlib.sha256(data).hexdigest()[:SHORT_DIGEST]
 
 
 def _headline(run) -> str:
@@ -118,12 +179,13 @@ class FirstScreenPage:
                                            accept_downloads=False)
         self.context.set_default_timeout(WAIT_MS)
         self.context.route("**/*", _local_only)
+        self.context.add_init_script(WIRE)
         self.page = self.context.new_page()
 
-    def _arm(self, want: str | None, chart: bool = False) -> None:
-        self.page.evaluate("([want, chart]) => Object.assign(window.__first, {want, chart, "
-                           "armed: true, t0: null, seen: null, shown: null, done: null, "
-                           "doneShown: null, ran: false})", [want, chart])
+    def _arm(self, want: str | None, mark: str | None = None, chart: bool = False) -> None:
+        self.page.evaluate("([want, mark, chart]) => Object.assign(window.__first, {want, mark, "
+                           "chart, armed: true, t0: null, seen: null, shown: null, done: null, "
+                           "doneShown: null})", [want, mark, chart])
 
     def _times(self, what: str) -> tuple[float, float]:
         page = self.page
@@ -138,19 +200,25 @@ class FirstScreenPage:
         wait_idle(page)
         return shown - t0, done - t0
 
-    def upload(self, path: Path, sentence: str) -> tuple[float, float]:
+    def upload(self, path: Path, sentence: str, settled: bool = True) -> tuple[float, float]:
+        """The upload, by default on a settled page: a person choosing a file takes
+        longer than the browser takes to load the chart code the page warms
+        (``settled=False``: at once, while it may still be loading)."""
         page = self.page
         page.goto("/")
         wait_idle(page)
+        if settled:
+            page.wait_for_selector(CHART_CODE_IN, state="attached", timeout=WAIT_MS)
+            wait_idle(page)
         page.evaluate(PROBE)
-        self._arm(sentence)
+        self._arm(sentence, digest_mark(path.read_bytes()))
         page.locator(UPLOADER).set_input_files(str(path))
         return self._times(f"upload of {path.name}")
 
     def open_view(self, name: str) -> tuple[float, float]:
         page = self.page
         chart = name in self.charted
-        self._arm(None, chart)
+        self._arm(None, chart=chart)
         page.locator(VIEW_BUTTONS).get_by_role("radio", name=name, exact=True).first.click()
         times = self._times(name)
         page.locator(VIEW_BUTTONS).get_by_role("radio", name="Steps", exact=True).first.click()
@@ -179,6 +247,7 @@ def trivial_click(browser, server: StreamlitServer) -> float:
     """The trivial app's Next button: click to the frame after its new label."""
     context = browser.new_context(viewport=VIEWPORT, base_url=server.url)
     context.route("**/*", _local_only)
+    context.add_init_script(WIRE)
     page = context.new_page()
     try:
         page.goto("/")
@@ -186,9 +255,9 @@ def trivial_click(browser, server: StreamlitServer) -> float:
         page.evaluate(PROBE)
         label = page.locator('[data-testid="stText"]').first.inner_text()
         number = int(label.split()[1])
-        page.evaluate("(want) => Object.assign(window.__first, {want, chart: false, armed: true,"
-                      " t0: null, seen: null, shown: null, done: null, doneShown: null, ran: false})",
-                      f"step {number + 1} of")
+        page.evaluate("(want) => Object.assign(window.__first, {want, mark: null, chart: false,"
+                      " armed: true, t0: null, seen: null, shown: null, done: null, "
+                      "doneShown: null})", f"step {number + 1} of")
         page.get_by_role("button", name="Next").click()
         page.wait_for_function("() => { window.__first.check(); "
                                "return window.__first.shown !== null; }", timeout=WAIT_MS)
@@ -241,6 +310,15 @@ def measure(runs: int | None) -> dict:
                                            "error": str(error).splitlines()[0], "probe": None})
                             break  # the page's state is not known any more
                         case[f"{view}_ms"] = round(view_done, 1)
+                    at_once = FirstScreenPage(browser, lens, frozenset())
+                    try:  # the same upload at once after the page opens: said beside, not judged
+                        case["first_screen_at_once_ms"] = round(
+                            at_once.upload(path, outcome_words(data), settled=False)[0], 1)
+                    except Exception as error:  # said in the figures, not hidden
+                        failed.append({"run": name, "view": "upload at once",
+                                       "error": str(error).splitlines()[0], "probe": None})
+                    finally:
+                        at_once.close()
                     if name == names[0]:
                         page.page.screenshot(path=str(work / "first-screen.png"))
                 finally:
@@ -249,7 +327,8 @@ def measure(runs: int | None) -> dict:
                 trivial_ms.append(trivial_click(browser, trivial))
         finally:
             browser.close()
-    columns = ["first_screen_ms", "first_screen_done_ms", *(f"{view}_ms" for view in VIEWS)]
+    columns = ["first_screen_ms", "first_screen_done_ms", "first_screen_at_once_ms",
+               *(f"{view}_ms" for view in VIEWS)]
     summary = {}
     for column in columns:
         values = [c[column] for c in cases if c.get(column) is not None]
