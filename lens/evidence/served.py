@@ -166,11 +166,6 @@ def served_context_for_step(index: EvidenceIndex, step_map: StepMap,
     return served_context(index, call_id, step_map), note
 
 
-def _slot_order(call: ModelCall) -> list[str]:
-    extra = [s for s in call.slots if s not in SLOTS]
-    return list(SLOTS) + extra
-
-
 def _slot_panel(index: EvidenceIndex, call: ModelCall, slot: str,
                 composition: SlotComposition | None, changes: dict,
                 step_map: StepMap | None) -> SlotPanel:

@@ -42,7 +42,11 @@ def _notices(at: AppTest) -> list[str]:
 
 
 def _answers(at: AppTest) -> list[str]:
-    return [c.value for c in at.code]
+    """Each whole answer on the page: in full under its ending, or quoted whole by
+    the ending's sentence when it is short enough."""
+    quoted = [t.value[t.value.index("“") + 1:t.value.rindex("”")] for t in at.text
+              if t.value.startswith("The run ") and "“" in t.value]
+    return [c.value for c in at.code] + quoted
 
 
 def test_a_comparison_of_two_archive_runs_reopens_from_its_link(indexed):

@@ -116,8 +116,8 @@ def test_hostile_strings_in_both_runs_are_shown_as_text():
     assert any("payload.content" in t for t in _texts(at))  # in the details, one click down
     for element in list(at.markdown) + list(at.caption):
         assert "<script" not in element.value and "onerror" not in element.value
-    answers = [c.value for c in at.code]
-    assert answer_b in answers  # B's answer, verbatim as text
+    answers = [c.value for c in at.code] + [t.value for t in at.text]
+    assert any(answer_b in value for value in answers)  # B's answer, verbatim as text
     assert any("<script>alert(1)</script>" in value for value in answers)  # A's
 
 
