@@ -29,7 +29,8 @@ STATUSES = ("all",) + ENDINGS
 
 LIST_COLUMNS = ("file", "run_id", "agent", "complete", "ended", "outcome", "error",
                 "failed_tool_calls", "tool_calls", "model_calls", "input_tokens",
-                "output_tokens", "duration_ms", "started_at", "user_message", "final_answer", "skills", "lean", "sha256")
+                "output_tokens", "duration_ms", "started_at", "user_message", "final_answer",
+                "skills", "lean", "sha256")
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,8 @@ def _table(name: str) -> str:
 def runs_over_time_sql(run_filter: RunFilter, source: str = "runs") -> tuple[str, list[Any]]:
     """Runs per minute, hour, day or week (by how long the runs span: a year
     of days would be hundreds of bars for the browser to draw), by how the
-    runs ended (``outcome``: the ``ended`` word), for the chart of runs over time; ``unit`` names the bucket's width."""
+    runs ended (``outcome``: the ``ended`` word), for the chart of runs over
+    time; ``unit`` names the bucket's width."""
     where, params = run_filter.where()
     return (f"""
         WITH chosen AS (SELECT started_at, ended FROM {_table(source)}

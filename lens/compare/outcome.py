@@ -10,10 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from lens.evidence.outcome import ENDED_ANSWERED, ENDED_CRASHED
-
-__all__ = ["RunEnding", "run_ending", "ENDED_ANSWERED", "ENDED_CRASHED"]
-
 
 @dataclass(frozen=True)
 class RunEnding:
