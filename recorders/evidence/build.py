@@ -428,6 +428,10 @@ class _Builder:
     def _note(self, position: int, short: str, payload: Any, meta: dict) -> None:
         note = ContextNote(short, payload, position, number_or_none(meta.get("wallClockMs")))
         key = self._scope_key(meta, _CONTEXT_SEGMENTS)
+        if key[1] and key[1][-1].startswith(_MEMORY_READ_PREFIX):
+            # A memory read's own subflow holds no model call: its notes are
+            # the call's it feeds, in the scope around it.
+            key = (key[0], key[1][:-1])
         state = self._state(key)
         tool = None
         if isinstance(payload, dict) and isinstance(payload.get("toolCallId"), str):
