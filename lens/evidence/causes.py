@@ -45,12 +45,13 @@ from typing import Iterable, Sequence
 from recorders.catalogue import CONTEXT_BUDGET_PRESSURE, SKILL_REJECTED, VERDICT, \
     WARNING as WARNING_KIND, short_name
 from recorders.evidence import MESSAGES, EvidenceIndex, Finding, ModelCall, StepMap
-from recorders.evidence.records import BY_FINAL_ANSWER, BY_LAST_CALL, CONSUMER_SCOPE
+from recorders.evidence.records import BY_FINAL_ANSWER
 from recorders.audit import is_bounded_result
 from recorders.gaps import Gap
 from recorders.route_recorder import RouteHop, RouteTrip, format_route_hop
 from recorders.values import is_number
 from lens.evidence.cause_record import ERROR, WARNING, LikelyCause
+from lens.evidence.event_nav import event_owners, nav_for_event
 from lens.evidence.memory_folded import folded_memories
 from lens.evidence.memory_repeated import repeated_memories
 from lens.evidence.nav import Nav, call_in_words, call_title, nav_for_call, nav_for_tool
@@ -498,7 +499,10 @@ def _finding_why(index: EvidenceIndex, finding: Finding) -> str:
     if words and not words.endswith((".", "…")):
         words += "."
     why = finding.meaning + (f" The event says {words}" if words else "")
-    if finding.call is not None:
+    kind, owner = event_owners(index).get(finding.event_index, (None, None))
+    if kind == "call" and owner[0] != finding.call:  # placed at the call composed after it
+        why += f" It came before {call_in_words(index.calls[owner[0]])}."
+    elif finding.call is not None:
         why += f" It belongs to {call_in_words(index.calls[finding.call])}"
         why += (", whose answer it speaks of (delivered after the run, without meta)."
                 if finding.placed_by == BY_FINAL_ANSWER else ".")
@@ -507,25 +511,8 @@ def _finding_why(index: EvidenceIndex, finding: Finding) -> str:
 
 def _finding_nav(index: EvidenceIndex, step_map: StepMap | None,
                  finding: Finding) -> Nav | None:
-    """The step of the tool or model call it belongs to; failing that, the
-    step at its time, else the run's last step (said so)."""
-    if step_map is None:
-        return None
-    if finding.tool is not None:
-        return nav_for_tool(index, step_map, finding.tool)
-    if finding.call is not None:
-        return nav_for_call(index, step_map, finding.call,
-                            end=finding.placed_by in (BY_LAST_CALL, BY_FINAL_ANSWER))
-    if not step_map.steps:
-        return Nav(None, False, why_no_step="the run has no steps")
-    if finding.run_id not in (None, CONSUMER_SCOPE) and not index.in_shown_run(finding.run_id):
-        return Nav(None, False, why_no_step="this event belongs to an earlier run, which has "
-                                            "no steps")
-    if finding.ts is not None and step_map.step_at_time(finding.ts) is not None:
-        return Nav(step_map.step_at_time(finding.ts), False,
-                   why_no_step="no call is tied to this event; the step at its time")
-    return Nav(step_map.step_at_time(float("inf")), False,
-               why_no_step="no call is tied to this event; the run's last step")
+    """The step the one placement rule gives the finding's event."""
+    return nav_for_event(index, step_map, finding.event_index)
 
 
 def integrity_line(index: EvidenceIndex) -> str | None:

@@ -20,7 +20,8 @@ from __future__ import annotations
 from recorders.catalogue import MEMORY_STRATEGY_APPLIED, short_name
 from recorders.evidence import EvidenceIndex, ModelCall, StepMap
 from lens.evidence.cause_record import WARNING, LikelyCause, event_detail
-from lens.evidence.nav import call_in_words, nav_for_call, nav_for_event
+from lens.evidence.event_nav import nav_for_event
+from lens.evidence.nav import call_in_words, nav_for_call
 from lens.text import one_line
 from lens.wording import and_words, plural, quoted
 
@@ -89,7 +90,7 @@ def _cause(index: EvidenceIndex, step_map: StepMap | None,
            + (f" The strategy dropped entries on {plural(len(passes), 'pass')}; each entry is "
               "counted once." if len(passes) > 1 else ""))
     nav = nav_for_call(index, step_map, call.id) if call is not None \
-        else nav_for_event(step_map, event)
+        else nav_for_event(index, step_map, position)
     return LikelyCause(KIND, WARNING, headline, one_line(why), event_detail(event), nav,
                        tuple(p for p, _, _ in passes),
                        strategy if isinstance(strategy, str) and strategy else None)

@@ -142,8 +142,9 @@ def _cause(index: EvidenceIndex, step_map: StepMap | None, call: ModelCall,
     return LikelyCause(
         KIND, ERROR if newer_disagrees else WARNING, headline, " ".join(why),
         display_text(source.piece.text), nav_for_call(index, step_map, call.id, end=True),
-        tuple(position for position in (source.piece.event_index, other.piece.event_index,
-                                        call.end_event_index) if position is not None),
+        # The answer first: the cause is shown where the answer repeats the entry.
+        tuple(position for position in (call.end_event_index, source.piece.event_index,
+                                        other.piece.event_index) if position is not None),
         source.name, answer_call=call.id)
 
 

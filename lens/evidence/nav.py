@@ -23,7 +23,6 @@ class Nav:
     why_no_step: str | None = None
 
 
-
 def call_title(call: ModelCall) -> str:
     """Numbers and fixed words only (safe for any label)."""
     title = f"Model call {call.id + 1}"
@@ -76,21 +75,3 @@ def nav_for_tool(index: EvidenceIndex, step_map: StepMap | None, tool_id: int) -
                why_no_step=None if exact else
                ("nearest step before the tool call" if step is not None else
                 "no step at or before this tool call"))
-
-
-
-
-def nav_for_event(step_map: StepMap | None, event: dict) -> Nav:
-    """The step of a typed event tied to no call: the step of its own stage
-    (``runtimeStageId``) when one is shown, else the step at its time (said so)."""
-    if step_map is None:
-        return Nav(None, False, why_no_step="no step list given")
-    meta = event.get("meta") if isinstance(event.get("meta"), dict) else {}
-    stage = meta.get("runtimeStageId")
-    for position, step in enumerate(step_map.steps):
-        if stage is not None and step.runtime_stage_id == stage:
-            return Nav(position, True)
-    at = step_map.step_at_time(meta.get("wallClockMs"))
-    if at is None:
-        return Nav(None, False, why_no_step="no step at or before this event")
-    return Nav(at, False, why_no_step="no step shows this event's stage; the step at its time")

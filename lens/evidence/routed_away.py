@@ -28,7 +28,8 @@ from recorders.catalogue import COMPOSITION_ENTER, COMPOSITION_ROUTE_DECIDED, \
 from recorders.evidence import SYSTEM_PROMPT, EvidenceIndex, ModelCall, StepMap, ToolCall
 from recorders.values import is_number
 from lens.evidence.cause_record import WARNING, LikelyCause, event_detail
-from lens.evidence.nav import call_in_words, nav_for_call, nav_for_event
+from lens.evidence.event_nav import nav_for_event
+from lens.evidence.nav import call_in_words, nav_for_call
 from lens.text import one_line
 from lens.wording import and_words, number, plural, quoted, times
 
@@ -135,7 +136,7 @@ def _misroute(index: EvidenceIndex, step_map: StepMap | None,
                 f"{_name(first.name)} found nothing")
     rationale = payload.get("rationale")
     others = sum(len(tools) for _, _, tools in decisions) - 1
-    why = (f"The router runs the first branch whose condition holds"
+    why = ("The router runs the first branch whose condition holds"
            + (f" (its words: {quoted(rationale)})" if isinstance(rationale, str) else "")
            + ", so the request never reached "
            + _other_branches(child_count)
@@ -148,7 +149,7 @@ def _misroute(index: EvidenceIndex, step_map: StepMap | None,
     rests_on = [p for p, _, _ in decisions] + [t.end_event_index for _, _, tools in decisions
                                                for t in tools if t.end_event_index is not None]
     return LikelyCause(MISROUTE_KIND, WARNING, headline, one_line(why), event_detail(event),
-                       nav_for_event(step_map, event), tuple(rests_on), chosen)
+                       nav_for_event(index, step_map, position), tuple(rests_on), chosen)
 
 
 def _other_branches(child_count: object) -> str:

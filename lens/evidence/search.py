@@ -23,7 +23,7 @@ from recorders.evidence import SOURCE_BOUNDARY, EvidenceIndex, SearchEntry, Step
 # each, up to the index's line cap).
 from recorders.evidence.build import search_text as clipped_search_text
 from lens.evidence.nav import Nav, nav_for_call, nav_for_tool
-from lens.event_places import nav_for_event
+from lens.evidence.event_nav import nav_for_event
 from lens.text import DisplayText, display_text, markdown_code_span, visible
 
 SNIPPET_RADIUS = 80        # characters either side of a search match
