@@ -3,7 +3,8 @@
 The raw events page, Search, the likely causes, Backtrack and the HTML export
 each link typed events to steps; for every typed event of several real runs
 (an agent, a crash, a loop, a parallel, a skill graph) they must agree, and
-an app link must lead to the same step whichever scope is on screen.
+an app link must lead to the same step whichever scope is on screen. The
+causes and the one rule are held to it on every family and corpus recording.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from __future__ import annotations
 from functools import lru_cache
 
 import pytest
-from family_files import family_recording
+from corpus_files import case_names, recording_path
+from family_files import family_names, family_recording
 
-from lens.event_places import TYPED, EventPlaces, nav_for_event
+from lens.event_places import TYPED, EventPlaces
+from lens.evidence.event_nav import nav_for_event
 from lens.evidence.backtrack import backtrack
 from lens.evidence.causes import likely_causes
 from lens.evidence.search import search, searchable_entries
@@ -27,20 +30,25 @@ PROFILE = "lens"
 CASES = ["payments-permission-halt", "kyc-extractor-stuck-schema-fail-fast",
          "newsletter-loop-eval-below-threshold", "vendor-due-diligence-parallel",
          "support-graph-route-conflict", "returns-bot-canned-after-provider-outage"]
+# Every recording with the framework's features (memory, skill graphs, routers,
+# permissions, guards) and every corpus run: each cause kind is placed on some of them.
+EVERY_RUN = [("family", name) for name in family_names()] + \
+    [("corpus", name) for name in case_names()]
 QUERY_CHARS = 12  # of a text's start, searched for to find that text's hit
 
 Place = tuple[tuple[str, ...], int]
 
 
 @lru_cache(maxsize=None)
-def opened(case: str) -> OpenRun:
-    return OpenRun(load_path(str(family_recording(case))))
+def opened(case: str, where: str = "family") -> OpenRun:
+    path = family_recording(case) if where == "family" else recording_path(case)
+    return OpenRun(load_path(str(path)))
 
 
 @lru_cache(maxsize=None)
-def raw_places(case: str) -> dict[int, Place | None]:
+def raw_places(case: str, where: str = "family") -> dict[int, Place | None]:
     """Every typed event's step as the raw events page gives it."""
-    run = opened(case)
+    run = opened(case, where)
     places = EventPlaces.for_run(run, PROFILE)
     found = {}
     for index in range(len(run.recording.typed_events)):
@@ -87,9 +95,9 @@ def test_search_gives_every_event_the_raw_events_step_from_any_scope(case):
     assert compared
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_a_cause_leads_where_its_first_event_is_placed_in_the_app_and_the_export(case):
-    run, raw = opened(case), raw_places(case)
+@pytest.mark.parametrize("where,case", EVERY_RUN)
+def test_a_cause_leads_where_its_first_event_is_placed_in_the_app_and_the_export(where, case):
+    run, raw = opened(case, where), raw_places(case, where)
     scopes = run.scopes(PROFILE).paths()
     exported = export_data(run, "run.json", PROFILE)["causes"]
     root_causes = causes_linked_from(run, ROOT)
@@ -128,10 +136,10 @@ def test_backtrack_links_lead_where_their_events_are_placed(case):
             assert place_of(run, path, link.nav) == raw[event], (case, path, link.relation)
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_the_one_rule_names_the_same_step_from_every_scope(case):
+@pytest.mark.parametrize("where,case", EVERY_RUN)
+def test_the_one_rule_names_the_same_step_from_every_scope(where, case):
     """The app links from the scope on screen; the step a link leads to is the event's."""
-    run, raw = opened(case), raw_places(case)
+    run, raw = opened(case, where), raw_places(case, where)
     for path in scope_paths(run):
         step_map = run.step_map(PROFILE, path)
         for index in raw:
