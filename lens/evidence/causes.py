@@ -464,7 +464,8 @@ def _verdict_cause(index: EvidenceIndex, step_map: StepMap | None,
                    finding: Finding) -> LikelyCause:
     return LikelyCause(finding.short, ERROR, finding_headline(index, [finding]),
                        _finding_why(index, finding), display_text(finding.payload),
-                       _finding_nav(index, step_map, finding), (finding.event_index,),
+                       nav_for_event(index, step_map, finding.event_index),
+                       (finding.event_index,),
                        _finding_subject(index, finding))
 
 
@@ -473,7 +474,8 @@ def _warning_cause(index: EvidenceIndex, step_map: StepMap | None,
     first = alike[0]
     headline = finding_headline(index, alike)
     return LikelyCause(first.short, WARNING, headline, _finding_why(index, first),
-                       display_text(first.payload), _finding_nav(index, step_map, first),
+                       display_text(first.payload),
+                       nav_for_event(index, step_map, first.event_index),
                        tuple(f.event_index for f in alike), _finding_subject(index, first))
 
 
@@ -507,12 +509,6 @@ def _finding_why(index: EvidenceIndex, finding: Finding) -> str:
         why += (", whose answer it speaks of (delivered after the run, without meta)."
                 if finding.placed_by == BY_FINAL_ANSWER else ".")
     return one_line(why)
-
-
-def _finding_nav(index: EvidenceIndex, step_map: StepMap | None,
-                 finding: Finding) -> Nav | None:
-    """The step the one placement rule gives the finding's event."""
-    return nav_for_event(index, step_map, finding.event_index)
 
 
 def integrity_line(index: EvidenceIndex) -> str | None:

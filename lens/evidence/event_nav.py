@@ -53,10 +53,11 @@ def event_owners(index: EvidenceIndex) -> Mapping[int, Owner]:
     owners = {}
     # A finding tied only to the call that had just ended (it fired between
     # two calls) yields to a closer tie: the call its context was composed for.
-    between_calls = [finding for finding in index.findings
-                     if finding.tool is None and finding.placed_by == BY_LAST_CALL]
+    between_calls = []
     for finding in index.findings:
-        if finding.tool is not None or finding.placed_by != BY_LAST_CALL:
+        if finding.tool is None and finding.placed_by == BY_LAST_CALL:
+            between_calls.append(finding)
+        else:
             owners.setdefault(finding.event_index, ("finding", finding))
     for tool in index.tool_calls:
         for position in (tool.start_event_index, tool.end_event_index):
@@ -119,8 +120,7 @@ def nav_for_event(index: EvidenceIndex, step_map: StepMap | None,
                                             "no steps")
     stage = meta.get("runtimeStageId")
     # A step anchored at the event's own stage shows it (a router's decision at its step).
-    at_stage = [p for p, step in enumerate(step_map.steps)
-                if stage is not None and step.runtime_stage_id == stage]
+    at_stage = step_map.steps_at_stage(stage) if isinstance(stage, str) else ()
     if at_stage:
         return Nav(min(at_stage, key=lambda p: _run_order(step_map.steps[p])), True)
     step = _step_at_its_time(step_map.steps, number_or_none(meta.get("wallClockMs")),

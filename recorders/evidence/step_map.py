@@ -58,6 +58,10 @@ class StepMap:
             return tuple(candidates)  # one call has this id: the anchor decides
         return ()
 
+    def steps_at_stage(self, runtime_stage_id: str) -> Sequence[int]:
+        """Positions of the steps anchored at this stage, in list order; may be empty."""
+        return self._by_stage.get(runtime_stage_id, ())
+
     def steps_for_call(self, call_id: int) -> tuple[int, ...]:
         """Positions of the steps that show this call (start and end), may be empty."""
         return self._exact.get(call_id, ())
