@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Container
 
-from recorders.run_step import ACTOR_USER, ROOT_SUBFLOW_ID
+from recorders.run_step import ACTOR_USER
+from recorders.values import ROOT_SUBFLOW_ID
 
 USER = "user"
 MODEL = "model"

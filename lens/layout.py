@@ -348,7 +348,7 @@ def _label_anchor(route: Route) -> Point:
     if len(points) == 2:
         (sx, sy), (tx, ty) = points
         return (sx + (tx - sx) * LABEL_AT, sy + (ty - sy) * LABEL_AT - above)
-    (ax, ay), (bx, by) = points[2], points[3]  # the lane
+    (ax, ay), (bx, _) = points[2], points[3]  # the lane
     return ((ax + bx) / 2, ay - above)
 
 

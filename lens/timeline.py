@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Iterable, Protocol, Sequence
 
 from recorders.catalogue import CHECKIN, PAUSE, RECOVERY, EventType, event_type
-from recorders.run_step import ROOT_SUBFLOW_ID
+from recorders.values import ROOT_SUBFLOW_ID
 from recorders.values import finite_or_none, is_number, js_number_text
 from lens.text import clipped_json, one_line
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from recorders.values import ROOT_PATH, ROOT_SUBFLOW_ID
+from recorders.values import ROOT_PATH
 from recorders.trackers.actor_arrows import ActorArrowClassifier
 
 

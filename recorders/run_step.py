@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any, Mapping, NamedTuple
 
-from recorders.values import ROOT_SUBFLOW_ID
 
 ACTOR_USER = "actor:user"
 
