@@ -143,6 +143,24 @@ def test_info_reports_the_audit_check():
     assert info["audit"] == {"records": 63, "chainIntact": True, "firstBadRecord": None}
 
 
+@pytest.mark.parametrize("case,suffix", SAMPLES)
+def test_info_counts_the_runs_framework_events_not_the_chains_genesis(case, suffix):
+    """The bundle's genesis record is the chain's, not an event the framework
+    emitted: the counts are those of the same run recorded (less its tokens,
+    which the bundle leaves out), and the genesis is said under its own key."""
+    status, out, _ = _cli("info", str(_bundle_path(case, suffix)))
+    assert status == 0
+    info = json.loads(out)
+    recorded: dict[str, int] = {}
+    for event in _recording_events(case, suffix):
+        if event["type"] != TOKEN:
+            recorded[event["type"]] = recorded.get(event["type"], 0) + 1
+    assert info["typedEventsByType"] == recorded
+    assert info["typedEvents"] == sum(recorded.values())
+    runs = {event["meta"]["runId"] for event in _recording_events(case, suffix)}
+    assert info["auditChainRecordsByType"] == {GENESIS_TYPE: len(runs)}
+
+
 def test_info_of_a_recording_has_no_audit_field(tmp_path):
     path = tmp_path / "recording.json"
     path.write_text(json.dumps({"events": _recording_events("agent-tool", "")}), "utf-8")
