@@ -12,7 +12,7 @@ value the sentence names is in the step's events.
 
 A step where the framework filed a verdict (a permission check that denied
 a tool, a contract left unmet, a canned answer that replaced the model's)
-says so at the end of its sentence, in the verdict's own recorded words:
+says so at the end of its sentence, in the words its cause leads with:
 the sentence is what a person reads first, and "the model asked for
 list_vendor_bank_accounts" alone hides that the call was refused.
 """
@@ -28,7 +28,8 @@ from recorders.run_step import DECIDE, FORK, ITERATION, MERGE, REACT, SEQUENTIAL
 from recorders.values import is_number, js_number_text
 from lens.step_detail import (LLM_TO_TOOL, LLM_TO_USER, TOOL_TO_LLM, USER_TO_LLM, actor_arrow,
                               decision_rationale, step_call, step_tools)
-from lens.text import format_ms, one_line
+from lens.evidence.plain_headlines import finding_headline
+from lens.text import cut_at_word, format_ms, one_line
 
 QUOTE_CHARS = 120  # a quoted text longer than this is clipped
 MAX_TOOLS = 3      # tools named in one sentence; more are counted
@@ -36,8 +37,7 @@ MAX_ARGS = 3       # arguments named per tool; more are counted
 MAX_RESULT_KEYS = 3  # keys named of an object result
 MAX_NAMES = 4      # branch names named in one sentence
 MAX_VERDICTS = 2   # verdicts named at the end of a sentence; more are counted
-VERDICT_WORDS = 2  # a verdict's explaining fields named
-VERDICT_CHARS = 60  # a verdict's quoted field longer than this is clipped
+VERDICT_CHARS = 120  # a verdict's headline longer than this is cut at a word
 # Where a subflow's payload carries its input (on entry) and its output (on exit).
 INPUT_KEYS = ("message", "userMessage")
 OUTPUT_KEYS = ("answer", "llmLatestContent", "result", "output")
@@ -99,7 +99,7 @@ def step_sentence(step: RunStep, evidence: EvidenceIndex,
         return sentence
     words = _Words()
     words.parts.extend(sentence.fragments)
-    _verdicts(words, verdicts)
+    _verdicts(words, verdicts, evidence)
     return words.done()
 
 
@@ -117,35 +117,40 @@ def _what_happened(step: RunStep, evidence: EvidenceIndex) -> Sentence:
     return _Words().say(f"A {step.kind} step (").quote(step.label).say(").").done()
 
 
-def _verdicts(words: _Words, verdicts: Sequence[Finding]) -> None:
-    """`` Flagged here: permission.check, result “deny”, target “x”.`` Only a
-    field recorded as text or a number is quoted: a record's JSON is not a
-    value the step's events hold as such, and the step detail shows it. A
-    field the sentence already quotes (a failed tool's error) is not said
-    twice, and a verdict with nothing left to say (the tool end whose failure
-    the sentence tells) is not named at all."""
+def _verdicts(words: _Words, verdicts: Sequence[Finding], evidence: EvidenceIndex) -> None:
+    """`` Flagged here: a permission check denied x (rule TRS-04): “…”.`` Each
+    verdict is told by its cause's plain headline (its type name and payload
+    are one click down, in the step detail), once however often it was filed.
+    A verdict whose recorded text the sentence already quotes (the tool end
+    whose failure it tells) is not named at all."""
     said = {fragment.value for fragment in words.parts if fragment.recorded}
-    told: list[tuple[Finding, list[tuple[str, Any]]]] = []
+    told: list[str] = []
     for finding in verdicts:
-        quotable = [(name, value) for name, value in finding.explained
+        quotable = [value for _, value in finding.explained
                     if isinstance(value, str) and value or is_number(value)]
-        fresh = [(name, value) for name, value in quotable if _raw(value) not in said]
-        if quotable and not fresh:
+        if quotable and all(_raw(value) in said for value in quotable):
             continue
-        told.append((finding, fresh))
+        headline = _in_a_clause(finding_headline(evidence, [finding]))
+        if headline not in told:
+            told.append(headline)
     if not told:
         return
-    words.say(" Flagged here: ")
-    for number, (finding, fresh) in enumerate(told[:MAX_VERDICTS]):
-        if number:
-            words.say("; ")
-        words.say(finding.short)
-        for name, value in fresh[:VERDICT_WORDS]:
-            words.say(f", {name} ").quote(value, limit=VERDICT_CHARS, bare_numbers=True)
+    words.say(" Flagged here: " + "; ".join(cut_at_word(headline, VERDICT_CHARS)
+                                            for headline in told[:MAX_VERDICTS]))
     if len(told) > MAX_VERDICTS:
         more = len(told) - MAX_VERDICTS
         words.say(f"; and {more} more verdict{'' if more == 1 else 's'}")
     words.say(".")
+
+
+def _in_a_clause(headline: str) -> str:
+    """A headline as a clause after a colon: its first word in lower case when
+    it is an ordinary word ("A permission check…", "Tool x…"), never a name
+    ("EditorialLoop…", "openai-gpt-4.1…")."""
+    first, _, rest = headline.partition(" ")
+    if first[:1].isupper() and (not first[1:] or first[1:].isalpha() and first[1:].islower()):
+        return first.lower() + (" " + rest if rest else "")
+    return headline
 
 
 def _raw(value: Any) -> str:

@@ -18,7 +18,7 @@ import pytest
 from family_files import family_names, family_recording
 from test_plain_words import leaves, step_evidence
 from lens.evidence.causes import ERROR, causes_at_step, likely_causes, verdicts_told
-from lens.plain_words import MAX_VERDICTS, step_sentence
+from lens.plain_words import step_sentence
 from lens.run import open_run
 from recorders.catalogue import PREFIX, VERDICT, event_kind, event_type
 
@@ -62,12 +62,11 @@ def test_each_headline_names_the_verdicts_filed_at_its_step(case):
                         for p in verdict_positions(events, cause)]
             assert [f.event_index for f in told] == expected, (case, path, position)
             sentence = step_sentence(step, run.evidence, told)
-            untold = [p for p in expected
-                      if events[p]["type"].removeprefix(PREFIX) not in sentence.text
-                      and not already_quoted(events[p], sentence)]
-            if untold:  # only beyond the first few, and then counted
-                assert len(expected) > MAX_VERDICTS and "more verdict" in sentence.text, \
-                    (case, path, position, untold, sentence.text)
+            for p in expected:
+                short = events[p]["type"].removeprefix(PREFIX)
+                assert short not in sentence.text, (case, path, position, sentence.text)
+            if any(not already_quoted(events[p], sentence) for p in expected):
+                assert "Flagged here: " in sentence.text, (case, path, position, sentence.text)
             strings, numbers = step_evidence(run, step)
             leaves([events[p] for p in expected], strings, numbers)
             for value in sentence.values:
@@ -84,9 +83,16 @@ def test_the_denied_tool_call_says_so_in_its_headline():
     for position, step in enumerate(run.root_steps(PROFILE)):
         told = verdicts_told(run.evidence, causes_at_step(causes, position))
         said.append(step_sentence(step, run.evidence, told).text)
-    flagged = [text for text in said if "Flagged here: permission.check" in text]
+    events = json.loads(gzip.decompress(family_recording("payments-permission-halt").read_bytes()
+                                        ))["events"]
+    denied = next(e["payload"] for e in events if e["type"] == PREFIX + "permission.check"
+                  and e["payload"].get("result") == "deny")
+    flagged = [text for text in said if "Flagged here: a permission check denied "
+               + denied["target"] in text]
     assert flagged, said
-    assert any("“deny”" in text for text in flagged), flagged
+    # The checker's own reason, quoted (its first words: a long one is cut at a word).
+    assert any(" ".join(denied["rationale"].split()[:4]) in text for text in flagged), flagged
+    assert not any("permission.check" in text for text in said), said
 
 
 def test_verdicts_appear_in_headlines_across_the_families():
@@ -110,7 +116,6 @@ def test_verdicts_appear_in_headlines_across_the_families():
                 here = verdicts_told(run.evidence, causes_at_step(causes, cause.nav.step))
                 sentence = step_sentence(step, run.evidence, here)
                 event = {"type": told[0].type, "payload": told[0].payload}
-                named += (told[0].short in sentence.text or "more verdict" in sentence.text
-                          or already_quoted(event, sentence))
+                named += ("Flagged here: " in sentence.text or already_quoted(event, sentence))
     assert placed >= 10
     assert named == placed
