@@ -14,20 +14,27 @@ Where the recording cannot say (no commit log, the answer's call belongs to
 an earlier run of the file, no key holds its text), one line says so; where
 it can only say part (reads not recorded for some stages), the line says
 that too. Pure: no widgets; the caller builds the lineage, the value index
-and the stage places only when a cause it shows quotes an answer.
+and the stage places only when a cause it shows quotes an answer
+(:class:`CameFromOfFile` does so from a file's bytes, for the exported page).
+
+The words are this module's, wherever the line is shown (the first screen,
+the Backtrack view and its report, the exported page): :attr:`CameFrom.label`,
+:attr:`CameFrom.words` and :func:`stage_label` for a stage's button.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from recorders.evidence import EvidenceIndex
 from lens.evidence.cause_record import LikelyCause
-from lens.lineage_view import RunLineage, StagePlaces
+from lens.lineage_view import RunLineage, StagePlaces, lineage_of
 from lens.placement import execution_index
+from lens.run import OpenRun
 from lens.scopes import ROOT
 from lens.step_places import StepPlace
+from lens.text import one_line
 from lens.value_keys import NOT_IN_STATE, OUTPUT, NoMatch, ValueIndex
 from lens.wording import and_words
 
@@ -42,6 +49,7 @@ NO_KEY = ("No state key holds the answer's text, so the recording cannot say whi
 NO_STAGE = ("The answer's stage has no commit in the commit log, so the recording cannot "
             "say which stages it came from.")
 UNNAMED = "an unnamed stage"
+STAGE_NAME_CHARS = 60  # of a stage's name on its button
 
 
 @dataclass(frozen=True)
@@ -107,6 +115,12 @@ def step_at(place: StepPlace | None) -> str | None:
     return f"step {place.index + 1}{inside}"
 
 
+def stage_label(stage: CameFromStage) -> str:
+    """A stage's button: ``CallLLM · step 2``, ``Initialize · no step`` (the name is recording text)."""
+    name = one_line(stage.stage_name or UNNAMED, STAGE_NAME_CHARS)
+    return f"{name} · {step_at(stage.place) or 'no step'}"
+
+
 def quotes_answer(cause: LikelyCause) -> bool:
     """Whether the cause rests on an answer, so its values' stages can be asked."""
     return cause.answer_call is not None
@@ -165,3 +179,42 @@ def _caveat(back: dict, stages: Sequence[CameFromStage]) -> str | None:
     if not said:
         return None
     return "; ".join(said)[:1].upper() + "; ".join(said)[1:] + "."
+
+
+CameFromOf = Callable[[LikelyCause], "CameFrom | None"]
+
+
+class CameFromOfFile:
+    """Where each cause's answer came from, for an open run and its file's
+    bytes (the loader keeps no commit log): the bytes are parsed again for the
+    snapshot, once, only when a cause resting on an answer is first asked of."""
+
+    def __init__(self, run: OpenRun, data: bytes, profile: str) -> None:
+        self._run, self._data, self._profile = run, data, profile
+        self._built: tuple[RunLineage | None, ValueIndex | None, StagePlaces | None] | None = None
+
+    def __call__(self, cause: LikelyCause) -> CameFrom | None:
+        if not quotes_answer(cause):
+            return None
+        if self._built is None:
+            lineage = lineage_of(self._data)
+            self._built = (lineage, None, None) if lineage is None else (
+                lineage, ValueIndex(lineage.lineage), StagePlaces(self._run, self._profile))
+        return came_from(cause, self._run.evidence, *self._built)
+
+
+@dataclass(frozen=True)
+class ListedCause:
+    """A likely cause as the Backtrack view lists it: the cause, and where its
+    answer came from (None for a cause resting on no answer)."""
+
+    cause: LikelyCause
+    came_from: CameFrom | None
+
+
+def listed_causes(causes: Sequence[LikelyCause],
+                  came_from_of: CameFromOf | None) -> tuple[ListedCause, ...]:
+    """Every cause with where its answer came from, asked only of the causes
+    resting on an answer (asking reads the commit log)."""
+    return tuple(ListedCause(cause, came_from_of(cause) if came_from_of is not None
+                             and quotes_answer(cause) else None) for cause in causes)

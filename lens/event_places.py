@@ -9,7 +9,7 @@ of :mod:`lens.placement`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 from recorders.evidence import EvidenceIndex, StepMap
 from recorders.values import ROOT_PATH as ROOT
@@ -65,6 +65,20 @@ class EventPlaces:
         nav = nav_for_event(self._evidence, self._step_map, event_index)
         place = self._everywhere.place(nav.step) if nav is not None else None
         return None if place is None else EventPlace(place, nav.exact)
+
+    def latest_typed(self, event_indexes: Iterable[int]) -> EventPlace | None:
+        """Of these typed events' steps, the latest in run order (the root's list
+        is in run order and reaches every scope); None when none has a step."""
+        best = None
+        for event_index in event_indexes:
+            if not 0 <= event_index < len(self._typed):
+                continue
+            nav = nav_for_event(self._evidence, self._step_map, event_index)
+            if nav is None or self._everywhere.place(nav.step) is None:
+                continue
+            if best is None or nav.step >= best.step:
+                best = nav
+        return None if best is None else EventPlace(self._everywhere.place(best.step), best.exact)
 
 
 def _as_typed(event: Any) -> dict:

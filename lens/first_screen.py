@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from lens.wording import plural
-from lens.cause_lineage import CameFrom
+from lens.cause_lineage import CameFrom, CameFromOf
 from lens.evidence.causes import LikelyCause
 from lens.evidence.outcome import (ANSWERED_WITH_FALLBACK, ENDED_ANSWERED, ENDED_CRASHED,
                                    ENDED_PAUSED, ENDED_STOPPED, ENDED_UNFINISHED)
@@ -127,9 +127,6 @@ def file_chip(complete: bool | None, gaps: int, run_is_green: bool) -> Chip:
 
 
 # ─── the causes ────────────────────────────────────────────────────────
-
-
-CameFromOf = Callable[[LikelyCause], "CameFrom | None"]
 
 
 def top_causes(causes: Sequence[LikelyCause], place_of: Callable[[int], StepPlace | None],

@@ -9,9 +9,12 @@ Also which key to show by default: a key the step's stage wrote, or the key
 holding the run's final answer (found by value equality, never by name).
 
 A stage is placed where the run's events carrying its ``runtimeStageId`` are
-shown, by the one placement rule of :mod:`lens.event_places`: its last typed
-event (the stage's end, when it commits); else its last boundary event, and
-for a subflow the boundary event before its exit (the last thing it ran).
+shown, by the one placement rule of :mod:`lens.event_places`: at the latest
+step any of its typed events is shown at (a stage commits at its end, after
+all it did, so no event of it is shown after its step, and a tool-calls stage
+is at or after the model call that asked for its tools); else at its last
+boundary event, and for a subflow the boundary event before its exit (the
+last thing it ran).
 
 Built per run once by the caller (:func:`lineage_of`, :class:`StagePlaces`):
 a key's view (:func:`where_from`) is then a walk over one key's slices.
@@ -24,7 +27,7 @@ from typing import Any, Sequence
 
 from recorders import boundary_names
 from recorders.lineage import DELIM, Lineage, NoCommitLog, deep_equal, own_get, snapshot_of
-from lens.event_places import BOUNDARY, TYPED, EventPlaces
+from lens.event_places import BOUNDARY, EventPlaces
 from lens.run import DEFAULT_PROFILE, OpenRun
 from lens.step_places import StepPlace
 
@@ -56,7 +59,7 @@ class StagePlaces:
     def __init__(self, run: OpenRun, profile: str = DEFAULT_PROFILE,
                  places: EventPlaces | None = None) -> None:
         self._places = places or EventPlaces.for_run(run, profile)
-        self._typed: dict[str, int] = {}
+        self._typed: dict[str, list[int]] = {}
         self._boundary: dict[str, int] = {}
         # A stage's step, once found: placing an event by its time walks the
         # run's steps, and the panel, open as the user steps, asks again per move.
@@ -65,7 +68,7 @@ class StagePlaces:
             meta = event.get("meta") if isinstance(event, dict) else None
             rid = meta.get("runtimeStageId") if isinstance(meta, dict) else None
             if isinstance(rid, str):
-                self._typed[rid] = index  # the last: the stage's end, where it commits
+                self._typed.setdefault(rid, []).append(index)
         for index, event in enumerate(run.recording.boundary_events):
             rid = event.get("runtimeStageId") if isinstance(event, dict) else None
             if isinstance(rid, str):
@@ -82,12 +85,12 @@ class StagePlaces:
         return self._found[runtime_stage_id]
 
     def _place(self, runtime_stage_id: str) -> StepPlace | None:
-        for stream, found in ((TYPED, self._typed), (BOUNDARY, self._boundary)):
-            if runtime_stage_id in found:
-                placed = self._places.step_of(stream, found[runtime_stage_id])
-                if placed is not None:
-                    return placed.place
-        return None
+        # Not its last typed event's step alone: an earlier event can be shown
+        # at a later step (a finding it fired, placed at the call composed after it).
+        placed = self._places.latest_typed(self._typed.get(runtime_stage_id, ()))
+        if placed is None and runtime_stage_id in self._boundary:
+            placed = self._places.step_of(BOUNDARY, self._boundary[runtime_stage_id])
+        return None if placed is None else placed.place
 
 
 @dataclass(frozen=True)

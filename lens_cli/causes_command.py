@@ -44,12 +44,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     # Imported here, so that ``footprint-lens``'s other commands start without them.
     from recorders.loading import load_path, read_path
-    from lens.cause_lineage import came_from, quotes_answer
+    from lens.cause_lineage import CameFromOfFile, quotes_answer
     from lens.evidence.causes import likely_causes
-    from lens.lineage_view import StagePlaces, lineage_of
     from lens.run import OpenRun
     from lens.scopes import ROOT
-    from lens.value_keys import ValueIndex
 
     run_ = OpenRun(load_path(args.file))
     route = run_.projection(args.profile).route
@@ -59,11 +57,9 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     wires = [cause_to_wire(cause, run_, args.profile, ROOT) for cause in causes]
     if any(quotes_answer(cause) for cause in causes):
         # The loader keeps no commit log: the file is read again, only now.
-        lineage = lineage_of(read_path(args.file))
-        values = None if lineage is None else ValueIndex(lineage.lineage)
-        places = None if lineage is None else StagePlaces(run_, args.profile)
+        came_from_of = CameFromOfFile(run_, read_path(args.file), args.profile)
         for cause, wire in zip(causes, wires):
-            came = came_from(cause, run_.evidence, lineage, values, places)
+            came = came_from_of(cause)
             if came is not None:
                 wire.update(came_from_to_wire(came))
     return wires

@@ -25,7 +25,7 @@ from recorders.evidence import EvidenceIndex, StepMap
 from lens.wording import plural
 from recorders.values import number_column
 from lens.evidence.backtrack import BacktrackChain, BacktrackLink, backtrack
-from lens.evidence.causes import LikelyCause
+from lens.cause_lineage import ListedCause
 from lens.evidence.delta import ContextDelta
 from lens.evidence.nav import Nav, call_title
 from lens.evidence.report import StepPlaceOf, backtrack_report
@@ -34,6 +34,7 @@ from lens.evidence.served import (ServedContext, SlotPanel, piece_pages, served_
                                   served_context_for_step)
 from lens.skill_evaluation import skill_evaluation
 from lens.text import display_text, markdown_literal
+from lens_ui.came_from_line import came_from_line
 from lens_ui.render import facts_text, long_text
 from lens_ui.view_switch import view_switch
 
@@ -46,6 +47,7 @@ ValueSource = Callable[[str | None, int | None, str], None]
 StepLabel = Callable[[int], str]
 
 PREVIEW_IN_LISTS = 400
+CAME_FROM_CHARS = 200  # of the line saying where a cause's answer came from: the view's width
 # Pieces drawn whole at a time: the table lists every piece, but a long
 # conversation has hundreds, and each drawn piece is several elements on every
 # slider move while the tab is open.
@@ -127,9 +129,9 @@ def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
                      profile: str | None = None, key: str = "evidence-backtrack",
                      max_shown: int = 150, step_label: StepLabel | None = None,
                      report_places: StepPlaceOf | None = None,
-                     causes: Sequence[LikelyCause] = ()) -> BacktrackChain | None:
+                     causes: Sequence[ListedCause] = ()) -> BacktrackChain | None:
     """Walk back from a model output (the final answer by default), with a
-    Markdown export."""
+    Markdown export (which lists ``causes`` too)."""
     steps = steps if steps is not None else []
     smap = step_map or StepMap(index, steps)
     st.subheader("Backtrack")
@@ -152,7 +154,9 @@ def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
         key=target_key, **chosen)
     chain = backtrack(index, selected, smap)
     report = backtrack_report(index, chain, recording_id=recording_id, steps=steps,
-                              profile=profile, step_place=report_places, causes=causes)
+                              profile=profile, step_place=report_places,
+                              causes=[listed.cause for listed in causes],
+                              came_from=[listed.came_from for listed in causes])
     st.download_button("Download the backtrack report (Markdown)", data=report,
                        file_name="backtrack-report.md", mime="text/markdown",
                        key=f"{key}-export", on_click="ignore")
@@ -174,14 +178,14 @@ def render_backtrack(index: EvidenceIndex, on_navigate: Navigate, *,
     return chain
 
 
-def render_causes(causes: Sequence[LikelyCause], on_navigate: Navigate, *,
+def render_causes(causes: Sequence[ListedCause], on_navigate: Navigate, *,
                   steps: Sequence[Any] | None = None, key: str = "evidence-causes",
                   step_label: StepLabel | None = None, max_shown: int = 20,
                   notes: Sequence[str] = ()) -> None:
     """The likely causes, most likely first: the headline in a coloured box, why as
-    plain text, what was recorded (kind and payload) one click down, and a button
-    to the step. ``notes``
-    (the integrity ledger's line, what the recording cannot hold) lead, as text."""
+    plain text, where its answer came from (a cause resting on one), what was
+    recorded (kind and payload) one click down, and a button to the step.
+    ``notes`` (the integrity ledger's line, what the recording cannot hold) lead, as text."""
     steps = steps if steps is not None else []
     st.subheader("Likely causes")
     for note in notes:
@@ -192,7 +196,8 @@ def render_causes(causes: Sequence[LikelyCause], on_navigate: Navigate, *,
         return
     st.caption("What most often explains a wrong answer, most likely first. Each leads to "
                "the step that shows it.")
-    for n, cause in enumerate(causes[:max_shown]):
+    for n, listed in enumerate(causes[:max_shown]):
+        cause = listed.cause
         with st.container(border=True, key=f"{key}-{n}"):
             # The headline leads, in words; what was recorded (its kind, which for a
             # framework verdict is the event's type, and the payload) is one click down.
@@ -200,6 +205,8 @@ def render_causes(causes: Sequence[LikelyCause], on_navigate: Navigate, *,
             alert(markdown_literal(cause.headline), icon=":material/error:" if cause.is_error
                   else ":material/warning:")
             st.text(cause.why)
+            if listed.came_from is not None:
+                came_from_line(listed.came_from, f"{key}-came-from-{n}", CAME_FROM_CHARS)
             with st.expander("What was recorded"):
                 st.text(f"Kind: {cause.kind}")
                 if cause.detail is not None:

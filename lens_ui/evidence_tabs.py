@@ -25,7 +25,9 @@ from recorders.projections import DEFAULT_PROFILE
 from recorders.run_step import RunStep
 from lens.step_places import ScopedSteps
 from lens.text import markdown_literal, one_line
+from lens.cause_lineage import listed_causes
 from lens_ui import session
+from lens_ui.came_from_line import cause_came_from
 from lens.evidence.causes import LikelyCause, causes_at_step, integrity_line, likely_causes
 from lens.summary import unrecorded_in_composition
 from lens_ui.evidence_panel import render_backtrack, render_causes, render_search
@@ -126,7 +128,9 @@ def backtrack_tab(run: LoadedRun, profile: str, path: tuple[str, ...], position:
     # Said once, above the causes: the integrity ledger, and what a composition's file cannot hold.
     notes = [note for note in (integrity_line(index),
                                unrecorded_in_composition(run.recording.typed_counts)) if note]
-    render_causes(causes, lambda target: links.go(target, show_steps_tab), steps=links.steps,
+    # Each cause resting on an answer says where the answer came from, as on the first screen.
+    listed = listed_causes(causes, lambda cause: cause_came_from(run, profile, cause))
+    render_causes(listed, lambda target: links.go(target, show_steps_tab), steps=links.steps,
                   key=CAUSES_KEY, step_label=links.label, notes=notes)
     if index.calls:
         _backtrack_starts(run, links, position)
@@ -135,7 +139,7 @@ def backtrack_tab(run: LoadedRun, profile: str, path: tuple[str, ...], position:
     render_backtrack(index, lambda target: links.go(target, show_steps_tab), steps=links.steps,
                      step_map=links.step_map, recording_id=run.run_id, profile=profile,
                      key=BACKTRACK_KEY, step_label=links.label,
-                     report_places=links.report_place, causes=causes)
+                     report_places=links.report_place, causes=listed)
     chosen = st.session_state.get(BACKTRACK_TARGET)
     if isinstance(chosen, int):
         st.session_state[BACKTRACK_FROM] = (run.source.key, chosen)

@@ -24,20 +24,17 @@ from lens.wording import plural
 from recorders.projections import PROFILES, Projection
 from lens.route_view import skills_visited_text
 from lens.evidence.outcome import run_outcome
-from lens.cause_lineage import CameFrom, came_from, quotes_answer, step_at
-from lens.evidence.cause_record import LikelyCause
 from lens.first_screen import TOP_CAUSES, Chip, FirstScreen, TopCause, first_screen, run_ending
 from lens.scopes import ROOT
 from lens.summary import (RunSummary, figures_line, format_count, format_duration, run_facts,
                           summarise, timing_notes)
 from lens.text import cut_at_word, markdown_literal, one_line, visible
 from lens_ui import navigation, session
+from lens_ui.came_from_line import CAME_FROM_BUTTON, came_from_line, cause_came_from, go_to_step
 from lens_ui.compare_state import compare_with
 from lens_ui.evidence_tabs import EvidenceLinks, likely_causes_of
 from lens_ui.labels_panel import labels_on_bar
 from lens_ui.runs import FileFacts, LoadedRun
-from lens_ui.where_from_panel import (BYTES_GONE, BYTES_GONE_WORDS, run_lineage, stage_places,
-                                     value_index)
 from recorders.read.registry import kind_words
 
 PROFILE_WIDGET = "lens.profile_switch"
@@ -152,7 +149,6 @@ OUTCOME_CHARS = 104  # of the outcome's sentence: one line at 1280 px, cut at a 
 # is in Run details
 CAUSE_HEIGHT = 92  # px: two lines of headline and the button
 CAME_FROM_HEIGHT = 36  # px more, when a shown cause says where its answer came from
-CAME_FROM_BUTTON = "lens.came_from"  # + ".<cause>.<stage>"
 # Of a cause's headline: two lines of its column at 1280 px (a third of the page when there
 # are three causes, half for two, the whole width for one), cut at a word; a longer one is
 # whole one click down (the cut headline opens it).
@@ -171,21 +167,7 @@ def first_screen_of(run: LoadedRun, profile: str) -> FirstScreen:
     # lists; what a view cannot show is a note in Run details, not a gap.
     return first_screen(run_ending(run), likely_causes_of(run, profile, ROOT, links),
                         links.scoped.place, run.recording.complete,
-                        len(run.recording.gaps), lambda cause: _came_from(run, profile, cause))
-
-
-def _came_from(run: LoadedRun, profile: str, cause: LikelyCause) -> CameFrom | None:
-    """Where a shown cause's answer came from. The commit log is read (the
-    file's bytes parsed again, once per run) only for a cause resting on an answer."""
-    if not quotes_answer(cause):
-        return None
-    lineage = run_lineage(run)
-    if lineage == BYTES_GONE:
-        return CameFrom((), None, BYTES_GONE_WORDS)
-    if lineage is None:
-        return came_from(cause, run.evidence, None, None, None)
-    return came_from(cause, run.evidence, lineage, value_index(run, lineage),
-                     stage_places(run, profile))
+                        len(run.recording.gaps), lambda cause: cause_came_from(run, profile, cause))
 
 
 def answer_first(screen: FirstScreen) -> None:
@@ -236,7 +218,7 @@ def _top_cause(cause: TopCause, number: int, more: str, chars: int) -> None:
                   help=f"Move the slider to the step that shows it.{more}")
     _headline(cause, number, chars)
     if cause.came_from is not None:
-        _came_from_line(cause.came_from, number, chars)
+        came_from_line(cause.came_from, f"{CAME_FROM_BUTTON}.{number}", chars)
 
 
 def _headline(cause: TopCause, number: int, chars: int) -> None:
@@ -252,46 +234,6 @@ def _headline(cause: TopCause, number: int, chars: int) -> None:
                     key=f"{TOP_CAUSE_BUTTON}.whole.{number}",
                     help="Click to read the whole of this cause"):
         st.text(visible(cause.headline))
-
-
-def _came_from_line(came: CameFrom, number: int, chars: int) -> None:
-    """One line under the headline: the stages the answer's values came from,
-    opening onto a button per stage that moves the slider to its step; or,
-    where the recording cannot say, one line saying so."""
-    words = came.words
-    line = one_line(came.label, chars * 3 // 5)  # one line of the column, beside the icon
-    if not came.stages:
-        st.caption(markdown_literal(line), help=words)
-        return
-    # A popover's label is Markdown: the stage names in it are escaped.
-    with st.popover(markdown_literal(line), type="tertiary",
-                    icon=":material/account_tree:",
-                    help="The stages whose writes made the answer, from the snapshot's "
-                         "commit log: open for a button to each one's step."):
-        st.text(words)  # recording text (stage names)
-        with st.container(horizontal=True, gap="small"):  # a loop's many stages wrap in rows
-            _stage_buttons(came, number)
-
-
-def _stage_buttons(came: CameFrom, number: int) -> None:
-    """A button per stage, in run order, to its step (disabled where no step shows it)."""
-    for at, stage in enumerate(came.stages):
-        label = one_line(stage.stage_name or "an unnamed stage", 60)
-        if stage.place is None:
-            st.button(markdown_literal(f"{label} · no step"),
-                      key=f"{CAME_FROM_BUTTON}.{number}.{at}", disabled=True)
-        else:
-            st.button(markdown_literal(f"{label} · {step_at(stage.place)}"),
-                      key=f"{CAME_FROM_BUTTON}.{number}.{at}", on_click=go_to_step,
-                      args=(stage.place.path, stage.place.index))
-
-
-def go_to_step(path: tuple[str, ...], index: int) -> None:
-    """A button's callback: show step ``index`` of scope ``path`` in the Steps
-    view, and scroll the page to it."""
-    session.move_to(path, index)
-    st.session_state[session.TAB] = session.STEPS_TAB
-    session.ask_to_scroll_to_step()
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ keyed by what the event belongs to, first match wins:
 2. a tool call's start or end: at the step that shows the tool call (the
    asking call's end, else the last step at or before the tool started);
 3. a model call's start or end: at the step that shows that end of the call;
-4. a searchable text tied to a call or tool (a model output is the call's
-   end; anything else its start), or a context event: at the call first
-   served it;
+4. a searchable text tied to a call or tool (a model output, and the route
+   decided on it, is the call's end; anything else its start), or a context
+   event: at the call first served it;
 5. a note the evidence keeps on a tool call or a model call (a permission
    check, a memory strategy's pass, a skill graph moving the turn, an
    eviction): at that tool call, or at the start of the call it came before;
@@ -37,10 +37,12 @@ from recorders.values import ROOT_PATH as ROOT
 from recorders.values import number_or_none
 from lens.evidence.nav import Nav, nav_for_call, nav_for_tool
 from lens.placement import execution_index
+from lens.step_detail import LLM_TO_TOOL, LLM_TO_USER, actor_arrow
 
 # What an event belongs to, by its typed index: ("finding", finding),
 # ("tool", tool id), ("call", (call id, at its end?)).
 Owner = tuple[str, Any]
+AT_CALL_END = frozenset({"model output", "route reason"})  # search kinds shown at a call's end
 _OWNERS: dict[int, dict[int, Owner]] = {}  # id(index) → its owners, dropped with the index
 
 
@@ -73,8 +75,9 @@ def event_owners(index: EvidenceIndex) -> Mapping[int, Owner]:
         if entry.tool is not None:
             owners.setdefault(entry.event_index, ("tool", entry.tool))
         elif entry.call is not None:
+            # A model output, and the route taken on it, come at the call's end.
             owners.setdefault(entry.event_index,
-                              ("call", (entry.call, entry.kind == "model output")))
+                              ("call", (entry.call, entry.kind in AT_CALL_END)))
     for position, call_id in first_served_call(index).items():
         owners.setdefault(position, ("call", (call_id, False)))
     for tool in index.tool_calls:
@@ -156,9 +159,12 @@ def _step_at_its_time(steps: Sequence[RunStep], at: float | None,
 def _run_order(step: RunStep) -> tuple:
     """A step's place in the run whatever list holds it: its time, then the
     engine's count of stages run, then whether it closes its stage (a model
-    call's end after its start, both at one stage and one millisecond)."""
+    call's end after its start, both at one stage and often one millisecond:
+    both are react steps, so only the arrow tells them apart), then kind and label."""
     execution = execution_index(step.anchor.runtime_stage_id)
-    return (step.ts_ms, execution if execution is not None else -1, step.kind, step.label)
+    closes = actor_arrow(step) in (LLM_TO_TOOL, LLM_TO_USER)
+    return (step.ts_ms, execution if execution is not None else -1, closes, step.kind,
+            step.label)
 
 
 def first_served_call(evidence: EvidenceIndex) -> Mapping[int, int]:

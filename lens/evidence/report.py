@@ -9,7 +9,7 @@ become live Markdown or HTML. Each link cites the step where it can be seen.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from recorders.evidence import EvidenceIndex
 from recorders.run_step import RunStep
@@ -18,6 +18,9 @@ from lens.evidence.backtrack import BacktrackChain
 from lens.evidence.causes import LikelyCause
 from lens.evidence.nav import Nav, call_title
 from lens.text import DisplayText, markdown_code_span, markdown_literal, value_text, visible
+
+if TYPE_CHECKING:
+    from lens.cause_lineage import CameFrom
 
 # Characters of a value written into the report: a file, not a screen, so it
 # keeps more than the screen's clip limit.
@@ -78,10 +81,13 @@ def _step_cite(nav: Nav | None, steps: Sequence[RunStep] | None,
 def backtrack_report(index: EvidenceIndex, chain: BacktrackChain, *, recording_id: str,
                      steps: Sequence[RunStep] | None = None, profile: str | None = None,
                      step_place: StepPlaceOf | None = None,
-                     causes: Sequence[LikelyCause] = ()) -> str:
+                     causes: Sequence[LikelyCause] = (),
+                     came_from: Sequence[CameFrom | None] = ()) -> str:
     """The likely causes and the chain as Markdown: every recording value
     escaped, steps cited (as ``step_place`` names them when given: number,
-    count and scope)."""
+    count and scope). ``came_from``, beside ``causes``: where each cause's
+    answer came from (:mod:`lens.cause_lineage`'s line), None for a cause
+    resting on no answer."""
     out: list[str] = ["# Backtrack report", ""]
     out.append(f"- Recording: {md_code_span(recording_id)}")
     if profile:
@@ -113,6 +119,11 @@ def backtrack_report(index: EvidenceIndex, chain: BacktrackChain, *, recording_i
             out.append("")
             out.append(md_code_span(cause.why))
             out.append("")
+            came = came_from[number - 1] if number <= len(came_from) else None
+            if came is not None:
+                # Our words around recorded stage names: escaped, never live Markdown.
+                out.append(markdown_literal(came.words))
+                out.append("")
             if cause.detail is not None:
                 out.append(md_fenced(cause.detail))
                 out.append("")

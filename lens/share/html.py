@@ -9,7 +9,9 @@ network. It holds what the run page shows, built by the same view models
 - the actor-arrow diagram, :mod:`lens.diagram_chart`'s rows at
   :mod:`lens.layout`'s pixels, drawn by the page as SVG;
 - the step detail (:mod:`lens.step_detail`), the likely causes said at the step
-  and all of them (:mod:`lens.evidence.causes`), the served context by slot
+  and all of them (:mod:`lens.evidence.causes`), with where a cause's answer
+  came from (:mod:`lens.cause_lineage`, when the file's bytes are given: the
+  loader keeps no commit log), the served context by slot
   (:mod:`lens.evidence.served`), the route (:mod:`lens.route_view`) and the
   timeline (:mod:`lens.timeline`).
 
@@ -48,6 +50,7 @@ from recorders.projections import DEFAULT_PROFILE
 from recorders.run_step import RunStep
 from lens.diagram_chart import ARROW_STYLES, HOVER_FIELDS, PAD, actor_chart
 from lens.layout import LINE_HEIGHT
+from lens.cause_lineage import CameFrom, CameFromOfFile, stage_label
 from lens.evidence.causes import LikelyCause, integrity_line, likely_causes
 from lens.evidence.nav import Nav
 from lens.first_screen import GREEN, TOP_CAUSES, file_chip, run_chip, run_ending
@@ -59,7 +62,7 @@ from lens.run import OpenRun, open_run
 from lens.route_view import hop_step_index
 from lens.scopes import ROOT, encode_path
 from lens.step_detail import StepDetail, ToolCallView, describe_step, step_caption
-from lens.step_places import ScopedSteps, step_identity
+from lens.step_places import ScopedSteps, StepPlace, step_identity
 from lens.summary import figures_line, run_facts, summarise, unrecorded_in_composition
 from lens.text import CLIP_LIMIT, DisplayText, one_line, visible
 from lens.timeline import MODEL, build_timeline, mark_summary, spans_at
@@ -126,10 +129,15 @@ class _Strings(_Table):
 
 
 class _Builder:
-    def __init__(self, run: OpenRun, profile: str, file_name: str) -> None:
+    def __init__(self, run: OpenRun, profile: str, file_name: str,
+                 file_bytes: bytes | None = None) -> None:
         self.run = run
         self.profile = profile
         self.file_name = file_name
+        # Where a cause's answer came from is asked of the commit log, which only the
+        # file's bytes hold; without them the page says nothing of it.
+        self.came_from_of = (None if file_bytes is None
+                             else CameFromOfFile(run, file_bytes, profile))
         self.strings = _Strings()
         self.rows = _Table()
         self.scopes = run.scopes(profile)
@@ -240,9 +248,24 @@ class _Builder:
 
     def _cause(self, cause: LikelyCause) -> dict:
         text = self.strings.text
+        came = self.came_from_of(cause) if self.came_from_of is not None else None
         return {"kind": cause.kind, "error": cause.is_error, "headline": text(cause.headline),
                 "why": text(cause.why), "detail": self.strings.display(cause.detail),
-                "nav": self.nav(cause.nav)}
+                "nav": self.nav(cause.nav), "cameFrom": self._came_from(came)}
+
+    def _came_from(self, came: CameFrom | None) -> dict | None:
+        """The app's came-from line: its label, its whole words, a link per stage."""
+        if came is None:
+            return None
+        text = self.strings.text
+        return {"label": text(came.label), "words": text(came.words),
+                "stages": [[text(stage_label(stage)), self._stage_place(stage.place)]
+                           for stage in came.stages]}
+
+    def _stage_place(self, place: StepPlace | None) -> list[int] | None:
+        if place is None or place.path not in self.scope_number:
+            return None
+        return [self.scope_number[place.path], place.index]
 
     # ── steps, per scope ────────────────────────────────────────────
 
@@ -421,10 +444,13 @@ def _round(value: float) -> float | int:
 
 
 def export_data(run: OpenRun, file_name: str, profile: str = DEFAULT_PROFILE,
-                timings: dict[str, float] | None = None, redacted: str | None = None) -> dict:
+                timings: dict[str, float] | None = None, redacted: str | None = None,
+                file_bytes: bytes | None = None) -> dict:
     """What the page shows of ``run``, as JSON-able data (see the module doc).
-    ``redacted``: what redaction masked in the run, said on the page (None: not redacted)."""
-    builder = _Builder(run, profile, file_name)
+    ``redacted``: what redaction masked in the run, said on the page (None: not redacted);
+    ``file_bytes``: the bytes ``run`` was read from (as redacted, when it was), for its
+    commit log (None: the page does not say where a cause's answer came from)."""
+    builder = _Builder(run, profile, file_name, file_bytes)
     data = builder.build()
     data["redacted"] = redacted
     if timings is not None:
@@ -507,16 +533,17 @@ class HtmlExport:
 
 
 def export_run(run: OpenRun, file_name: str, profile: str = DEFAULT_PROFILE,
-               redacted: str | None = None) -> HtmlExport:
+               redacted: str | None = None, file_bytes: bytes | None = None) -> HtmlExport:
     """The page of an open run (``file_name`` is how the page names its file;
-    ``redacted`` what redaction masked in it, when it was redacted)."""
+    ``redacted`` what redaction masked in it, when it was redacted; ``file_bytes``
+    the bytes it was read from, for where a cause's answer came from)."""
     timings: dict[str, float] = {}
     # The views allocate a great deal that lives until the page is written: as for
     # the open (lens.run), the collector would walk the whole run for nothing (on
     # the 20x copy the export took 1.5x as long with it running).
     with collector_paused():
         started = perf_counter()
-        data = export_data(run, file_name, profile, timings, redacted)
+        data = export_data(run, file_name, profile, timings, redacted, file_bytes)
         timings["data"] = perf_counter() - started
         started = perf_counter()
         page = html_document(data)
@@ -539,19 +566,21 @@ def export_file_bytes(data: bytes, file_name: str, profile: str = DEFAULT_PROFIL
     built from that, so no view is built from a value before it was masked.
     Raises :class:`recorders.errors.RecordingError` for a bad file."""
     if redactor is None:
-        return FileExport(**vars(export_run(open_run(data), file_name, profile)))
-    run, masked = redacted_run(data, redactor)
-    return FileExport(**vars(export_run(run, file_name, profile, redacted=masked)), masked=masked)
+        return FileExport(**vars(export_run(open_run(data), file_name, profile,
+                                            file_bytes=data)))
+    run, masked, redacted = redacted_run(data, redactor)
+    return FileExport(**vars(export_run(run, file_name, profile, redacted=masked,
+                                        file_bytes=redacted)), masked=masked)
 
 
-def redacted_run(data: bytes, redactor: Any, run_index: int = 0) -> tuple[OpenRun, str]:
-    """Run ``run_index`` of the file ``data`` redacted, and what was masked in
-    one line (counts by kind, never the values)."""
+def redacted_run(data: bytes, redactor: Any, run_index: int = 0) -> tuple[OpenRun, str, bytes]:
+    """Run ``run_index`` of the file ``data`` redacted, what was masked in one
+    line (counts by kind, never the values), and the redacted file's bytes."""
     from lens.share.recording_export import export_recording
 
     exported = export_recording(data, redactor)
     summary = exported.report.summary() if exported.report is not None else ""
-    return OpenRun(nth_run(exported.data, run_index)), summary
+    return OpenRun(nth_run(exported.data, run_index)), summary, exported.data
 
 
 def nth_run(data: bytes, run_index: int) -> Any:

@@ -551,6 +551,22 @@
     }
   }
 
+  // Where a cause's answer came from, in the app's words (lens/cause_lineage.py):
+  // its label, opening onto the whole line and a link to each stage's step.
+  function cameFromLine(came) {
+    if (!came.stages.length) return caption(str(came.words));
+    const box = el("details", "came-from");
+    box.appendChild(el("summary", null, str(came.label)));
+    box.appendChild(caption(str(came.words)));
+    const row = el("div", "stage-links");
+    for (const [label, place] of came.stages) {
+      if (place) row.appendChild(button(str(label), () => goTo(place, "steps"), "link"));
+      else row.appendChild(el("span", "caption", str(label)));
+    }
+    box.appendChild(row);
+    return box;
+  }
+
   // ── likely causes ──────────────────────────────────────────────────
   function causesView(main) {
     main.appendChild(el("h2", null, "Likely causes"));
@@ -567,6 +583,7 @@
       // The headline leads, in words; the kind and the payload are one click down.
       box.appendChild(el("div", "alert " + (cause.error ? "error" : "warning"), str(cause.headline)));
       box.appendChild(el("pre", "text", str(cause.why)));
+      if (cause.cameFrom) box.appendChild(cameFromLine(cause.cameFrom));
       const recorded = el("details", "recorded");
       recorded.appendChild(el("summary", null, "What was recorded"));
       recorded.appendChild(el("div", "caption", "Kind: " + cause.kind));
@@ -602,6 +619,7 @@
       const nav = cause.nav;
       if (nav && nav.to) item.appendChild(stepLink(nav.to, nav.exact ? "Go to step" : "Nearest step"));
       else if (nav && nav.why !== null) item.appendChild(caption("No step: " + str(nav.why)));
+      if (cause.cameFrom) item.appendChild(cameFromLine(cause.cameFrom));
       list.appendChild(item);
     }
     box.appendChild(list);

@@ -79,7 +79,10 @@ def prepare(kind: str, run: OpenRun, *, file_bytes: bytes | None, file_name: str
         from lens.share.html import export_run
 
         said = None if report is None else report.summary()
-        page = export_run(run, file_name, profile, redacted=said).html.encode("utf-8")
+        # The bytes the run was read from (redacted, when it was), for its commit log.
+        source = exported.data if redactor is not None else file_bytes
+        page = export_run(run, file_name, profile, redacted=said,
+                          file_bytes=source).html.encode("utf-8")
         return _prepared(kind, page, f"{stem}{_redacted(redactor)}.html", "text/html",
                          "HTML page", report)
     from lens.share.otlp import otlp_document

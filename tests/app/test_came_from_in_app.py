@@ -15,7 +15,9 @@ from corpus_files import read_bytes
 from family_facts import family_facts
 from family_files import family_recording
 from lineage.lineage_refs import reference_of
+from lens_ui.evidence_tabs import CAUSES_KEY
 from lens_ui.header import CAME_FROM_BUTTON
+from lens_ui.stepper import BACKTRACK_TAB, TAB
 
 CASE = "hr-handbook-rag-outdated-policy"
 
@@ -61,3 +63,24 @@ def test_the_answer_cause_names_its_stages_and_each_leads_to_its_step(app):
     last.click().run()
     no_exception(at)
     assert caption(at).startswith(f"step {step} of ")
+
+
+def test_the_backtrack_view_says_it_under_the_cause_too_and_its_buttons_lead_to_the_steps(app):
+    """Backtrack lists every cause: the one resting on the answer says, in the
+    first screen's words, where the answer came from, with the same buttons."""
+    at = open_upload(app, read_bytes(family_recording(CASE)), "hr.json")
+    at.session_state[TAB] = BACKTRACK_TAB
+    at.run()
+    no_exception(at)
+    first = [re.sub(r"\\(.)", r"\1", b.label) for b in at.button
+             if b.key and b.key.startswith(f"{CAME_FROM_BUTTON}.")]
+    listed = [b for b in at.button if b.key and b.key.startswith(f"{CAUSES_KEY}-came-from-")]
+    shown = [re.sub(r"\\(.)", r"\1", b.label) for b in listed]
+    assert shown == first and [label.split(" · ")[0] for label in shown] == \
+        _stages_of_the_answer_key()
+    labels = [label for label in _popover_labels(at.main) if label.startswith("From ")]
+    assert len(labels) == 2 and labels[0] == labels[1]  # the first screen's and Backtrack's
+    last, label = [(b, label) for b, label in zip(listed, shown) if not b.disabled][-1]
+    last.click().run()
+    no_exception(at)
+    assert caption(at).startswith(f"step {int(label.rsplit('step ', 1)[1])} of ")
