@@ -51,6 +51,11 @@
     return box;
   }
   function caption(text) { return el("div", "caption", text); }
+  // "1 piece", "3 pieces": a count with its noun, never "piece(s)".
+  function counted(n, noun) {
+    const plural = /(s|x|ch|sh)$/.test(noun) ? noun + "es" : noun + "s";
+    return n + " " + (n === 1 ? noun : plural);
+  }
   function scopeOf(n) { return data.scopes[n]; }
   function goTo(place, view) {
     if (!place) return;
@@ -93,7 +98,7 @@
     }
     details.appendChild(facts);
     if (run.gaps.length) {
-      details.appendChild(caption(run.gaps.length + " thing(s) this file does not carry or " +
+      details.appendChild(caption(counted(run.gaps.length, "thing") + " this file does not carry or " +
         "this projection cannot show:"));
       details.appendChild(el("pre", "text", run.gaps.map((g) => "• " + str(g)).join("\n")));
     }
@@ -370,10 +375,10 @@
   function slotSection(slot) {
     const section = el("details", "slot");
     section.open = true;
-    section.appendChild(el("summary", null, str(slot.title) + " · " + slot.pieces.length + " piece(s)"));
+    section.appendChild(el("summary", null, str(slot.title) + " · " + counted(slot.pieces.length, "piece")));
     section.appendChild(caption(str(slot.status) + " · budget: " + str(slot.budget)));
     for (const n of slot.notes) section.appendChild(caption(str(n)));
-    if (slot.droppedCount) section.appendChild(caption(slot.droppedCount + " piece(s) dropped:"));
+    if (slot.droppedCount) section.appendChild(caption(counted(slot.droppedCount, "piece") + " dropped:"));
     for (const d of slot.dropped) section.appendChild(valueBox(d));
     const list = el("div", "pieces");
     section.appendChild(list);
@@ -451,9 +456,10 @@
     const current = new Set((scope.steps.length ? scope.steps[state.step].spans : [])
       .map((s) => s[0] + ":" + s[1]));
     const calls = t.spans.filter((s) => s[0] === "model").length;
-    let summary = calls + " model call(s) and " + (t.spans.length - calls) + " tool call(s) in " +
-      t.lanes.length + " scope(s); " + t.spans.filter((s) => s[6]).length + " failed.";
-    if (t.unplaced) summary += " " + t.unplaced + " call(s) carry no time and are not drawn.";
+    let summary = counted(calls, "model call") + " and " + counted(t.spans.length - calls, "tool call") +
+      " in " + counted(t.lanes.length, "scope") + "; " + t.spans.filter((s) => s[6]).length + " failed.";
+    if (t.unplaced) summary += " " + counted(t.unplaced, "call") + (t.unplaced === 1 ? " carries" : " carry") +
+      " no time and " + (t.unplaced === 1 ? "is" : "are") + " not drawn.";
     if (t.summary) summary += " Marked: " + t.summary + " (hover a mark for the framework's words).";
     main.appendChild(caption(summary + " Outlined: the calls of step " + (state.step + 1) +
       " of " + str(scope.name) + ". Click a bar to go to its step."));
@@ -521,7 +527,7 @@
       return;
     }
     if (r.trips.length) {
-      main.appendChild(el("div", "alert warning", r.trips.length + " governor trip(s): the route misbehaved."));
+      main.appendChild(el("div", "alert warning", counted(r.trips.length, "governor trip") + ": the route misbehaved."));
       const trips = el("pre", "text", r.trips.map(str).join("\n"));
       trips.title = r.governorHelp;
       main.appendChild(trips);

@@ -66,6 +66,24 @@ def test_no_message_in_the_product_glues_s_in_brackets_to_a_word():
     assert not found, "\n".join(found)
 
 
+
+# A string literal of the exported page's script: "…" or '…', escapes kept.
+JS_STRING = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
+
+
+def test_no_message_of_the_exported_page_glues_s_in_brackets_to_a_word():
+    """The HTML export's own script writes counts too ("3 pieces", not "3 piece(s)")."""
+    found = []
+    for folder in MESSAGE_CODE:
+        for source in sorted((PROJECT / folder).rglob("*.js")):
+            for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), 1):
+                if line.lstrip().startswith("//"):
+                    continue
+                found += [f"{source.name}:{number}: {literal}"
+                          for literal in JS_STRING.findall(line) if GLUED_PLURAL.search(literal)]
+    assert not found, "\n".join(found)
+
+
 # ─── counts the product writes with a real run ──────────────────────────
 
 SINGLE_CALL = PROJECT / "sample_runs" / "llmcall-single.json"
