@@ -31,11 +31,11 @@ import weakref
 from typing import Any, Mapping, Sequence
 
 from recorders.evidence import EvidenceIndex, StepMap
-from recorders.evidence.records import BY_FINAL_ANSWER, BY_LAST_CALL, CONSUMER_SCOPE
+from recorders.evidence.records import BY_FINAL_ANSWER, BY_LAST_CALL
 from recorders.run_step import RunStep
 from recorders.values import ROOT_PATH as ROOT
 from recorders.values import number_or_none
-from lens.evidence.nav import Nav, nav_for_call, nav_for_tool
+from lens.evidence.nav import Nav, nav_for_call, nav_for_tool, unshown_part
 from lens.placement import execution_index
 
 # What an event belongs to, by its typed index: ("finding", finding),
@@ -115,9 +115,9 @@ def nav_for_event(index: EvidenceIndex, step_map: StepMap | None,
     meta = event.get("meta") if isinstance(event, dict) else None
     meta = meta if isinstance(meta, dict) else {}
     run_id = meta.get("runId")
-    if run_id not in (None, CONSUMER_SCOPE) and not index.in_shown_run(run_id):
-        return Nav(None, False, why_no_step="this event belongs to an earlier run, which has "
-                                            "no steps")
+    unshown = unshown_part(index, run_id, "this event")
+    if unshown is not None:
+        return Nav(None, False, why_no_step=unshown)
     stage = meta.get("runtimeStageId")
     # A step anchored at the event's own stage shows it (a router's decision at its step).
     at_stage = step_map.steps_at_stage(stage) if isinstance(stage, str) else ()

@@ -7,9 +7,20 @@ call exactly, it says why and offers the nearest step before it.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
+from typing import Any
 
-from recorders.evidence import EvidenceIndex, ModelCall, StepMap
+from recorders.evidence import EvidenceIndex, ModelCall, StepMap, run_groups
+from recorders.evidence.records import CONSUMER_SCOPE
+
+# Why a record of a part of the file the steps do not describe has no step.
+# The steps are built from the last run's part of the boundary log; a run
+# paused for a person and resumed is one run, whose part before the pause
+# the steps do not show.
+BEFORE_THE_PAUSE = ("it happened before the pause, and this part of the run has no steps in "
+                    "the file (the steps show the run after it was resumed)")
+_GROUPS: dict[int, frozenset[Any]] = {}  # id(index) → the run ids of the shown run's group
 
 
 @dataclass(frozen=True)
@@ -44,6 +55,29 @@ def call_in_words(call: ModelCall) -> str:
     return words
 
 
+def unshown_part(index: EvidenceIndex, run_id: Any, what: str) -> str | None:
+    """Why a record of ``run_id`` (``what`` names it: "this tool call") has
+    no step because the steps describe another part of the file: the part of
+    a resumed run before its pause, or an earlier run. None when the steps
+    describe its part (or it belongs to no run)."""
+    if run_id in (None, CONSUMER_SCOPE) or index.in_shown_run(run_id):
+        return None
+    if run_id in _shown_group(index):
+        return BEFORE_THE_PAUSE
+    return f"{what} belongs to an earlier run, which has no steps"
+
+
+def _shown_group(index: EvidenceIndex) -> frozenset[Any]:
+    """The run ids of the run the steps show (a resume adds one), built once per index."""
+    key = id(index)
+    group = _GROUPS.get(key)
+    if group is None:
+        groups = [g for g in run_groups(index.stages.typed_events) if index.shown_run in g]
+        group = _GROUPS[key] = frozenset(groups[-1]) if groups else frozenset()
+        weakref.finalize(index, _GROUPS.pop, key, None)
+    return group
+
+
 def nav_for_call(index: EvidenceIndex, step_map: StepMap | None, call_id: int,
                  end: bool = False) -> Nav:
     if step_map is None:
@@ -52,6 +86,9 @@ def nav_for_call(index: EvidenceIndex, step_map: StepMap | None, call_id: int,
     if exact is not None:
         return Nav(exact, True, call_id=call_id)
     call = index.calls[call_id]
+    unshown = unshown_part(index, call.run_id, "this call")
+    if unshown is not None:
+        return Nav(None, False, call_id=call_id, why_no_step=unshown)
     if call.in_boundary_log is False:
         return Nav(None, False, call_id=call_id,
                    why_no_step="this call is not in the boundary log (an earlier run), "
@@ -67,6 +104,9 @@ def nav_for_tool(index: EvidenceIndex, step_map: StepMap | None, tool_id: int) -
     if step_map is None:
         return Nav(None, False, tool_id=tool_id, why_no_step="no step list given")
     tool = index.tool_calls[tool_id]
+    unshown = unshown_part(index, tool.run_id, "this tool call")
+    if unshown is not None:
+        return Nav(None, False, tool_id=tool_id, call_id=tool.requested_by, why_no_step=unshown)
     if tool.requested_by is not None and index.calls[tool.requested_by].in_boundary_log is False:
         return Nav(None, False, tool_id=tool_id, call_id=tool.requested_by,
                    why_no_step="this tool call belongs to an earlier run, which has no steps")
@@ -74,4 +114,4 @@ def nav_for_tool(index: EvidenceIndex, step_map: StepMap | None, tool_id: int) -
     return Nav(step, exact, tool_id=tool_id, call_id=tool.requested_by,
                why_no_step=None if exact else
                ("nearest step before the tool call" if step is not None else
-                "no step at or before this tool call"))
+                "it happened before the run's first step"))

@@ -1,0 +1,68 @@
+"""A run paused for a person and resumed: one run in two parts of the file.
+
+The typed stream holds the part before the pause, the application's own
+pause events and the part after the resume, each under its own run id; the
+steps are built from the last part only. Whatever the file holds, Lens must
+say which part a cause sits in rather than leave a bare "no step", count the
+run the same way on the bar and in the outcome, and say that it paused.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus_files import case_names, recording_path
+from family_files import family_names, family_recording
+from lens.evidence.causes import likely_causes
+from lens.evidence.nav import BEFORE_THE_PAUSE
+from lens.run import OpenRun
+from lens.scopes import ROOT
+from recorders.catalogue import PAUSE_RESUME
+from recorders.evidence import run_groups
+from recorders.loading import load_path
+
+PROFILE = "lens"
+ALL_FILES = ([family_recording(name) for name in family_names()]
+             + [recording_path(name) for name in case_names()])
+
+
+def _open(path) -> OpenRun:
+    return OpenRun(load_path(str(path)))
+
+
+def _resumed(run: OpenRun) -> bool:
+    events = run.recording.typed_events
+    return any(isinstance(e, dict) and e.get("type") == PAUSE_RESUME for e in events) and any(
+        len(group) > 1 for group in run_groups(events))
+
+
+RESUMED = [path for path in ALL_FILES if _resumed(_open(path))]
+
+
+def test_the_project_holds_resumed_runs():
+    assert len(RESUMED) >= 2
+
+
+@pytest.mark.parametrize("path", RESUMED, ids=lambda p: p.parent.name)
+def test_a_cause_before_the_pause_says_so(path):
+    run = _open(path)
+    shown = run.evidence.shown_run
+    causes = likely_causes(run.evidence, run.step_map(PROFILE, ROOT), gaps=run.recording.gaps)
+    by_position = {f.event_index: f for f in run.evidence.findings}
+    before = [c for c in causes if any(
+        by_position.get(i) is not None and by_position[i].run_id not in (None, shown,
+                                                                         "consumer-scope")
+        for i in c.events)]
+    for cause in before:
+        assert cause.nav is not None and cause.nav.step is None
+        assert cause.nav.why_no_step == BEFORE_THE_PAUSE
+
+
+@pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: p.parent.name)
+def test_no_cause_is_left_without_words_for_its_missing_step(path):
+    run = _open(path)
+    causes = likely_causes(run.evidence, run.step_map(PROFILE, ROOT), gaps=run.recording.gaps)
+    for cause in causes:
+        if cause.nav is not None and cause.nav.step is None:
+            assert cause.nav.why_no_step
+            assert "no step at or before" not in cause.nav.why_no_step
