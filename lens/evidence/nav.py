@@ -62,7 +62,7 @@ def unshown_part(index: EvidenceIndex, run_id: Any, what: str) -> str | None:
     describe its part (or it belongs to no run)."""
     if run_id in (None, CONSUMER_SCOPE) or index.in_shown_run(run_id):
         return None
-    if run_id in _shown_group(index):
+    if isinstance(run_id, str) and run_id in _shown_group(index):
         return BEFORE_THE_PAUSE
     return f"{what} belongs to an earlier run, which has no steps"
 
