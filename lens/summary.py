@@ -3,15 +3,18 @@
 Figures come from the evidence index (built once), never from a new pass
 over the events: model calls, tool calls and how many failed, tokens in and
 out, wall-clock duration, and the skills the route visited. They count the
-run the steps describe (the last, when the file holds several), from the
-same records the step detail and the served-context panel show.
+run its facts name (:class:`lens.run_facts.RunFacts`: the last run of the
+file, both parts of one paused and resumed), as the outcome's sentence does,
+from the same records the step detail and the served-context panel show.
+When the steps show only part of it (the boundary log's part after a
+resume), :func:`steps_note` says so.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recorders import catalogue
 from lens.wording import plural
@@ -20,6 +23,9 @@ from recorders.loading import Recording
 from recorders.read.registry import kind_label
 from recorders.values import finite_or_none, is_number
 from lens.text import format_ms, grouped
+
+if TYPE_CHECKING:
+    from lens.run_facts import RunFacts
 
 
 @dataclass(frozen=True)
@@ -31,12 +37,17 @@ class RunSummary:
     tokens_out: float | None
     duration_ms: float | None
     skills_visited: tuple[str, ...]
+    calls_in_steps: int = 0  # of ``model_calls``, those the steps show
+    resumes: int = 0  # times the run paused for a person and was resumed
 
 
 def summarise(evidence: EvidenceIndex, skill_path: list[str],
-              run_info: dict | None = None) -> RunSummary:
-    calls = evidence.shown_calls()
-    tools = evidence.shown_tools()
+              run_info: dict | None = None, facts: "RunFacts | None" = None) -> RunSummary:
+    """The figures of the run ``facts`` name (its run ids, a resume's
+    included); without them, of the run the steps show."""
+    run_ids = facts.run_ids if facts is not None else ()
+    calls = evidence.calls_of_run(run_ids)
+    tools = evidence.tools_of_run(run_ids)
     tokens = [call.tokens for call in calls]
     ins = [tokens_in for tokens_in, _ in tokens if tokens_in is not None]
     outs = [tokens_out for _, tokens_out in tokens if tokens_out is not None]
@@ -48,6 +59,8 @@ def summarise(evidence: EvidenceIndex, skill_path: list[str],
         tokens_out=sum(outs) if outs else None,
         duration_ms=_duration(evidence, run_info),
         skills_visited=tuple(skill_path),
+        calls_in_steps=len(evidence.shown_calls()) if run_ids else len(calls),
+        resumes=facts.outcome.resumes if facts is not None else 0,
     )
 
 
@@ -128,6 +141,18 @@ def figures_line(summary: RunSummary) -> str:
     failed = f" ({summary.failed_tool_calls} failed)" if summary.failed_tool_calls else ""
     return (f"{plural(summary.model_calls, 'model call')} · "
             f"{plural(summary.tool_calls, 'tool call')}{failed} · {format_duration(summary)}")
+
+
+def steps_note(summary: RunSummary) -> str | None:
+    """What the steps leave out of the figures, when they do: the part of a
+    paused and resumed run before its resume (the boundary log's steps are
+    the last part's). None when the steps show every model call counted."""
+    if not summary.resumes or summary.calls_in_steps >= summary.model_calls:
+        return None
+    last = "its last resume" if summary.resumes > 1 else "the resume"
+    return (f"The run paused for a person and was resumed: the steps show only the part "
+            f"after {last} ({summary.calls_in_steps} of its "
+            f"{plural(summary.model_calls, 'model call')}).")
 
 
 def format_count(value: float | None) -> str:

@@ -29,7 +29,7 @@ from lens.evidence.cause_record import LikelyCause
 from lens.first_screen import TOP_CAUSES, Chip, FirstScreen, TopCause, first_screen, run_ending
 from lens.scopes import ROOT
 from lens.summary import (RunSummary, figures_line, format_count, format_duration, run_facts,
-                          summarise, timing_notes)
+                          steps_note, summarise, timing_notes)
 from lens.text import cut_at_word, markdown_literal, one_line, visible
 from lens_ui import navigation, session
 from lens_ui.compare_state import compare_with
@@ -69,7 +69,7 @@ def run_bar(run: LoadedRun, profile: str, screen: FirstScreen) -> None:
     chips), its key figures, its details."""
     projection = run.views(profile).projection
     recording, evidence = run.recording, run.evidence
-    summary = summarise(evidence, projection.route.get_path(), recording.run_info)
+    summary = summarise(evidence, projection.route.get_path(), recording.run_info, run.facts)
     problems = _health(run, projection)
     choice = run.source
     file = run.file
@@ -86,6 +86,9 @@ def run_bar(run: LoadedRun, profile: str, screen: FirstScreen) -> None:
             chip(screen.run_chip)
             chip(screen.file_chip)
         st.caption(figures_line(summary), width="content")
+        part = steps_note(summary)
+        if part:  # the steps show part of the run the figures count: said beside them
+            st.caption(part, width="content")
         labels_on_bar(choice)
         with st.popover("Run details", icon=":material/info:", key=RUN_DETAILS,
                         on_change="rerun") as details:

@@ -60,7 +60,8 @@ from lens.route_view import hop_step_index
 from lens.scopes import ROOT, encode_path
 from lens.step_detail import StepDetail, ToolCallView, describe_step, step_caption
 from lens.step_places import ScopedSteps, step_identity
-from lens.summary import figures_line, run_facts, summarise, unrecorded_in_composition
+from lens.summary import (figures_line, run_facts, steps_note, summarise,
+                          unrecorded_in_composition)
 from lens.text import CLIP_LIMIT, DisplayText, one_line, visible
 from lens.timeline import MODEL, build_timeline, mark_summary, spans_at
 
@@ -191,8 +192,9 @@ class _Builder:
     def _run_header(self) -> dict:
         run, text = self.run, self.strings.text
         projection = run.projection(self.profile)
-        summary = summarise(run.evidence, projection.route.get_path(), run.recording.run_info)
         facts = run.facts  # how the run is named and ended: as the app and the archive say
+        summary = summarise(run.evidence, projection.route.get_path(), run.recording.run_info,
+                            facts)
         outcome = facts.outcome
         name = facts.agent_name
         gaps = [gap.message for gap in run.recording.gaps] + list(projection.notes)
@@ -202,6 +204,7 @@ class _Builder:
             "runId": text(one_line(run.run_id, 80)),
             "outcome": [outcome.kind, text(outcome.headline), text(outcome.detail)],
             "figures": figures_line(summary),
+            "stepsNote": steps_note(summary),
             "facts": [[name, text(value)] for name, value in run_facts(run.recording, run.evidence)],
             "gaps": [text(message) for message in gaps],
         }

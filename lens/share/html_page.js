@@ -76,6 +76,8 @@
     bar.appendChild(el("span", "run-name", parts.join(" · ")));
     const kind = run.outcome[0];  // said by the chips under the bar, apart from the file's
     bar.appendChild(el("span", "caption", run.figures));
+    // The steps show part of the run the figures count (a paused and resumed run).
+    if (run.stepsNote) bar.appendChild(el("span", "caption", run.stepsNote));
     if (data.redacted !== null) {
       const note = el("span", "badge redacted", "redacted");
       note.title = "Masked before this page was built: " + data.redacted;

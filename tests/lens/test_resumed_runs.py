@@ -9,6 +9,8 @@ run the same way on the bar and in the outcome, and say that it paused.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from corpus_files import case_names, recording_path
@@ -17,6 +19,7 @@ from lens.evidence.causes import likely_causes
 from lens.evidence.nav import BEFORE_THE_PAUSE
 from lens.run import OpenRun
 from lens.scopes import ROOT
+from lens.summary import figures_line, steps_note, summarise
 from recorders.catalogue import PAUSE_RESUME
 from recorders.evidence import run_groups
 from recorders.loading import load_path
@@ -66,3 +69,39 @@ def test_no_cause_is_left_without_words_for_its_missing_step(path):
         if cause.nav is not None and cause.nav.step is None:
             assert cause.nav.why_no_step
             assert "no step at or before" not in cause.nav.why_no_step
+
+
+def _summary(run: OpenRun):
+    return summarise(run.evidence, run.projection(PROFILE).route.get_path(),
+                     run.recording.run_info, run.facts)
+
+
+@pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: p.parent.name)
+def test_the_bar_and_the_outcome_count_the_same_model_calls(path):
+    run = _open(path)
+    said = re.search(r"after ([\d,]+) model calls?", run.facts.outcome.sentence)
+    if said is None:
+        return
+    assert figures_line(_summary(run)).startswith(f"{said.group(1)} model call")
+
+
+@pytest.mark.parametrize("path", RESUMED, ids=lambda p: p.parent.name)
+def test_a_resumed_run_says_it_paused_and_what_its_steps_show(path):
+    run = _open(path)
+    sentence = run.facts.outcome.sentence
+    assert sentence.startswith("The run paused ") and " was resumed; then it " in sentence
+    summary = _summary(run)
+    assert summary.model_calls == len(run.evidence.calls_of_run(run.facts.run_ids))
+    assert summary.calls_in_steps == len(run.evidence.shown_calls()) < summary.model_calls
+    note = steps_note(summary)
+    assert note is not None and "only the part after the resume" in note
+    assert f"({summary.calls_in_steps} of its {summary.model_calls} model calls)" in note
+
+
+@pytest.mark.parametrize("path", [p for p in ALL_FILES if p not in RESUMED],
+                         ids=lambda p: p.parent.name)
+def test_a_run_never_resumed_says_nothing_of_a_pause_resumed(path):
+    run = _open(path)
+    assert run.facts.outcome.resumes == 0
+    assert " was resumed" not in run.facts.outcome.sentence
+    assert steps_note(_summary(run)) is None
