@@ -113,18 +113,16 @@ def run_outcome(index: EvidenceIndex, recording: Recording, step_map: StepMap | 
 
 
 def _with_resumes(sentence: str, resumed: tuple[PendingPause, ...]) -> str:
-    """The sentence, saying first that the run paused for a person and was
-    resumed (once or more) before it ended as it says."""
+    """The sentence, then that the run had paused for a person and was
+    resumed (once or more): how it ended comes first, as the first screen
+    may clip the sentence."""
     if not resumed or not sentence:
         return sentence
-    paused = paused_words(resumed)
-    if sentence.startswith("The run "):
-        return f"The run {paused}; then it {sentence[len('The run '):]}"
-    return f"{sentence} Before that, the run {paused}."
+    return f"{sentence} It had {paused_words(resumed)}."
 
 
 def paused_words(resumed: tuple[PendingPause, ...]) -> str:
-    """``paused for a person's approval before approve_refund could run and
+    """``paused for a person's approval before approve_refund could run, and
     was resumed``: what the run's resumed pauses were, in words."""
     first = resumed[0]
     if first.check_in:
@@ -135,7 +133,7 @@ def paused_words(resumed: tuple[PendingPause, ...]) -> str:
         why = "for a person"
     tool = f" before {_name(first.tool)} could run" if first.tool else ""
     more = f" ({_count(len(resumed), 'pause')} in all)" if len(resumed) > 1 else ""
-    return f"paused {why}{tool} and was resumed{more}"
+    return f"paused {why}{tool}, and was resumed{more}"
 
 
 # ─── the outcomes, in the order they are tried ───────────────────────

@@ -89,7 +89,8 @@ def test_the_bar_and_the_outcome_count_the_same_model_calls(path):
 def test_a_resumed_run_says_it_paused_and_what_its_steps_show(path):
     run = _open(path)
     sentence = run.facts.outcome.sentence
-    assert sentence.startswith("The run paused ") and " was resumed; then it " in sentence
+    assert sentence.startswith("The run ") and sentence.endswith(", and was resumed.")
+    assert " It had paused " in sentence
     summary = _summary(run)
     assert summary.model_calls == len(run.evidence.calls_of_run(run.facts.run_ids))
     assert summary.calls_in_steps == len(run.evidence.shown_calls()) < summary.model_calls
