@@ -22,6 +22,7 @@ import streamlit as st
 
 from lens.wording import plural
 from recorders.projections import PROFILES, Projection
+from lens.procedure_view import skill_procedures
 from lens.route_view import skills_visited_text
 from lens.evidence.outcome import run_outcome
 from lens.cause_lineage import CameFrom, came_from, quotes_answer, step_at
@@ -362,7 +363,9 @@ def summary_figures(run: LoadedRun, summary: RunSummary) -> None:
     columns[0].metric("Tokens in", format_count(summary.tokens_in))
     columns[1].metric("Tokens out", format_count(summary.tokens_out))
     nested = run.views("lens").projection.nested_skill_graphs
-    columns[2].metric("Skills visited", skills_visited_text(summary.skills_visited, nested),
+    procedures = [p.skill for p in skill_procedures(run.evidence, run.facts.run_ids)]
+    columns[2].metric("Skills visited", skills_visited_text(summary.skills_visited, nested,
+                                                            procedures),
                       help="Skills the skill-graph route moved through (Why this skill? tab).")
     if summary.skills_visited:
         st.text("Route: " + " → ".join(summary.skills_visited))

@@ -53,6 +53,7 @@ from lens.evidence.nav import Nav
 from lens.first_screen import GREEN, TOP_CAUSES, file_chip, run_chip, run_ending
 from lens.evidence.served import ServedContext, served_context
 from lens.plain_words import step_sentence
+from lens.procedure_view import PROCEDURE_COLUMNS, skill_procedures
 from lens.route_view import (GOVERNOR_HELP, HOP_COLUMNS, full_reasons, hop_rows,
                              no_route_message, trip_line)
 from lens.run import OpenRun, open_run
@@ -377,12 +378,19 @@ class _Builder:
         run, text = self.run, self.strings.text
         route = run.projection(self.profile).route
         hops, trips = route.get_hops(), route.get_trips()
+        walked = skill_procedures(run.evidence, run.facts.run_ids)
+        procedures = [{"summary": text(p.summary), "columns": PROCEDURE_COLUMNS,
+                       "rows": [[text(str(v)) for v in record.values()] for record in p.records()]}
+                      for p in walked]
         if not hops:
             nested = run.projection("lens").nested_skill_graphs
-            return {"message": text(no_route_message(nested, run.recording.has_typed_stream))}
+            return {"message": text(no_route_message(nested, run.recording.has_typed_stream,
+                                                     [p.skill for p in walked])),
+                    "procedures": procedures}
         root_steps = self.scopes.root().steps
         rows = hop_rows(hops, trips)
         return {
+            "procedures": procedures,
             "path": text(" → ".join(map(str, route.get_path()))),
             "columns": HOP_COLUMNS,
             "rows": [[text(str(value)) for value in row.as_record().values()] for row in rows],

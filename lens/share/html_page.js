@@ -520,6 +520,7 @@
     const r = data.route;
     if (r.message !== undefined) {
       main.appendChild(el("div", "alert info", str(r.message)));
+      procedureTables(main, r.procedures);
       return;
     }
     if (r.trips.length) {
@@ -550,6 +551,26 @@
     if (str(r.reasons)) {
       main.appendChild(caption("Each hop's reason, in full"));
       main.appendChild(el("pre", "text", str(r.reasons)));
+    }
+    procedureTables(main, r.procedures);
+  }
+
+  // Each skill's declared procedure as the run walked it (lens/procedure_view.py).
+  function procedureTables(main, procedures) {
+    for (const p of procedures || []) {
+      main.appendChild(el("pre", "text", str(p.summary)));
+      const holder = el("div", "scroll");
+      const table = el("table", "hops");
+      const head = el("tr");
+      for (const name of p.columns) head.appendChild(el("th", null, name));
+      table.appendChild(head);
+      for (const row of p.rows) {
+        const line = el("tr");
+        for (const cell of row) line.appendChild(el("td", null, str(cell)));
+        table.appendChild(line);
+      }
+      holder.appendChild(table);
+      main.appendChild(holder);
     }
   }
 
