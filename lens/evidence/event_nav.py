@@ -35,7 +35,7 @@ from recorders.evidence.records import BY_FINAL_ANSWER, BY_LAST_CALL
 from recorders.run_step import RunStep
 from recorders.values import ROOT_PATH as ROOT
 from recorders.values import number_or_none
-from lens.evidence.nav import Nav, nav_for_call, nav_for_tool, unshown_part
+from lens.evidence.nav import Nav, before_the_steps, nav_for_call, nav_for_tool, unshown_part
 from lens.placement import execution_index
 
 # What an event belongs to, by its typed index: ("finding", finding),
@@ -126,7 +126,7 @@ def nav_for_event(index: EvidenceIndex, step_map: StepMap | None,
     step = _step_at_its_time(step_map.steps, number_or_none(meta.get("wallClockMs")),
                              meta.get("subflowPath"))
     if step is None:
-        return Nav(None, False, why_no_step="it happened before the run's first step")
+        return Nav(None, False, why_no_step=before_the_steps(index))
     return Nav(step, False, why_no_step="no call is tied to this event; the step at its time")
 
 

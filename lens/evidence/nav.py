@@ -11,7 +11,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from recorders.evidence import EvidenceIndex, ModelCall, StepMap, run_groups
+from recorders.evidence import EvidenceIndex, ModelCall, StepMap, resumed_run_ids, run_groups
 from recorders.evidence.records import CONSUMER_SCOPE
 
 # Why a record of a part of the file the steps do not describe has no step.
@@ -20,7 +20,13 @@ from recorders.evidence.records import CONSUMER_SCOPE
 # the steps do not show.
 BEFORE_THE_PAUSE = ("it happened before the pause, and this part of the run has no steps in "
                     "the file (the steps show the run after it was resumed)")
-_GROUPS: dict[int, frozenset[Any]] = {}  # id(index) → the run ids of the shown run's group
+# Why an event of no earlier part, timed before the first step, has no step;
+# after a resume the first step shown is the resumed part's, not the run's.
+BEFORE_THE_FIRST_STEP = "it happened before the run's first step"
+BEFORE_THE_RESUMED_STEPS = ("it happened before the first step the file shows: the steps begin "
+                            "after the run was resumed")
+# id(index) → (the run ids of the shown run's group, whether the shown run is a resumed part)
+_GROUPS: dict[int, tuple[frozenset[Any], bool]] = {}
 
 
 @dataclass(frozen=True)
@@ -62,20 +68,30 @@ def unshown_part(index: EvidenceIndex, run_id: Any, what: str) -> str | None:
     describe its part (or it belongs to no run)."""
     if run_id in (None, CONSUMER_SCOPE) or index.in_shown_run(run_id):
         return None
-    if isinstance(run_id, str) and run_id in _shown_group(index):
+    if isinstance(run_id, str) and run_id in _shown_group(index)[0]:
         return BEFORE_THE_PAUSE
     return f"{what} belongs to an earlier run, which has no steps"
 
 
-def _shown_group(index: EvidenceIndex) -> frozenset[Any]:
-    """The run ids of the run the steps show (a resume adds one), built once per index."""
+def before_the_steps(index: EvidenceIndex) -> str:
+    """Why a record timed before the first step has none: before the run's
+    first step, or, when the steps are a resumed part's, before the first
+    step the file shows."""
+    return BEFORE_THE_RESUMED_STEPS if _shown_group(index)[1] else BEFORE_THE_FIRST_STEP
+
+
+def _shown_group(index: EvidenceIndex) -> tuple[frozenset[Any], bool]:
+    """The run ids of the run the steps show (a resume adds one), and whether
+    the steps' run id is a part after a resume; built once per index."""
     key = id(index)
-    group = _GROUPS.get(key)
-    if group is None:
-        groups = [g for g in run_groups(index.stages.typed_events) if index.shown_run in g]
-        group = _GROUPS[key] = frozenset(groups[-1]) if groups else frozenset()
+    found = _GROUPS.get(key)
+    if found is None:
+        events = index.stages.typed_events
+        groups = [g for g in run_groups(events) if index.shown_run in g]
+        found = _GROUPS[key] = (frozenset(groups[-1]) if groups else frozenset(),
+                                index.shown_run in resumed_run_ids(events))
         weakref.finalize(index, _GROUPS.pop, key, None)
-    return group
+    return found
 
 
 def nav_for_call(index: EvidenceIndex, step_map: StepMap | None, call_id: int,
@@ -95,7 +111,7 @@ def nav_for_call(index: EvidenceIndex, step_map: StepMap | None, call_id: int,
                                "so no step shows it")
     near = step_map.nearest_step(call_id)
     if near is None:
-        return Nav(None, False, call_id=call_id, why_no_step="no step at or before this call")
+        return Nav(None, False, call_id=call_id, why_no_step=before_the_steps(index))
     return Nav(near, False, call_id=call_id,
                why_no_step="the step list does not show model calls here; nearest step before it")
 
@@ -114,4 +130,4 @@ def nav_for_tool(index: EvidenceIndex, step_map: StepMap | None, tool_id: int) -
     return Nav(step, exact, tool_id=tool_id, call_id=tool.requested_by,
                why_no_step=None if exact else
                ("nearest step before the tool call" if step is not None else
-                "it happened before the run's first step"))
+                before_the_steps(index)))

@@ -16,12 +16,12 @@ import pytest
 from corpus_files import case_names, recording_path
 from family_files import family_names, family_recording
 from lens.evidence.causes import likely_causes
-from lens.evidence.nav import BEFORE_THE_PAUSE
+from lens.evidence.nav import BEFORE_THE_PAUSE, BEFORE_THE_RESUMED_STEPS
 from lens.run import OpenRun
 from lens.scopes import ROOT
 from lens.summary import figures_line, steps_note, summarise
 from recorders.catalogue import PAUSE_RESUME
-from recorders.evidence import run_groups
+from recorders.evidence import resumed_run_ids, run_groups
 from recorders.loading import load_path
 
 PROFILE = "lens"
@@ -106,3 +106,22 @@ def test_a_run_never_resumed_says_nothing_of_a_pause_resumed(path):
     assert run.facts.outcome.resumes == 0
     assert " was resumed" not in run.facts.outcome.sentence
     assert steps_note(_summary(run)) is None
+
+
+@pytest.mark.parametrize("path", RESUMED, ids=lambda p: p.parent.name)
+def test_an_event_timed_before_the_resumed_steps_is_not_said_to_precede_the_run(path):
+    # After a resume the first step shown is the resumed part's, not the run's first.
+    run = _open(path)
+    causes = likely_causes(run.evidence, run.step_map(PROFILE, ROOT), gaps=run.recording.gaps)
+    for cause in causes:
+        if cause.nav is not None and cause.nav.step is None:
+            assert cause.nav.why_no_step in (BEFORE_THE_PAUSE, BEFORE_THE_RESUMED_STEPS)
+
+
+def test_the_resume_rule_names_the_ids_after_a_resume_only():
+    events = [{"type": "agentfootprint.agent.turn_start", "meta": {"runId": "a"}},
+              {"type": PAUSE_RESUME, "meta": {"runId": "consumer-scope"}},
+              {"type": "agentfootprint.agent.turn_start", "meta": {"runId": "b"}},
+              {"type": "agentfootprint.agent.turn_start", "meta": {"runId": "c"}}]
+    assert run_groups(events) == (("a", "b"), ("c",))
+    assert resumed_run_ids(events) == frozenset({"b"})
