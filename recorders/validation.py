@@ -40,11 +40,9 @@ def recording_gaps(recording: Recording, balance: BalanceReport | None) -> list[
         gaps.append(Gap("lean", "lean mode: boundary events carry no payloads, arguments, "
                         "results or content"))
     if len(recording.typed_run_ids) > 1:
-        gaps.append(Gap(
-            "several-runs",
-            f"the typed stream holds {len(recording.typed_run_ids)} runs; the boundary log "
-            "and snapshot hold only the last one",
-        ))
+        runs = _runs_gap(recording)
+        if runs is not None:
+            gaps.append(runs)
     unknown = {**recording.unknown_typed_types, **recording.unknown_boundary_types}
     if unknown:
         gaps.append(Gap("unknown-types", f"{counted(sum(unknown.values()), 'event')} of types "
@@ -209,6 +207,34 @@ def validate_typed(recording: Recording, where: str) -> None:
     recording.typed_without_meta = dict(without_meta)
     recording.unknown_typed_types = {k: v for k, v in counts.items()
                                      if k not in KNOWN_TYPED_TYPES}
+
+
+def _runs_gap(recording: Recording) -> Gap | None:
+    """What the typed stream's several run ids are: one run paused for a
+    person and resumed (each part has its own id; the steps and the snapshot
+    are the last part's), several runs, or one run (the application's own
+    ``consumer-scope`` and a composition's inner runners are no run of their
+    own: :func:`recorders.evidence.run_groups`), which is no gap."""
+    # Imported here: the evidence package imports the loader, which imports this module.
+    from recorders.evidence.run_groups import resumed_run_ids, run_groups
+
+    events = recording.typed_events
+    groups = run_groups(events)
+    resumed = resumed_run_ids(events)
+    if len(groups) <= 1 and not resumed:
+        return None
+    if resumed and len(groups) == 1:
+        return Gap("paused-and-resumed",
+                   f"the run paused for a person and was resumed {_times(len(resumed))}: "
+                   "the typed stream holds each part under its own run id, and the steps and "
+                   "the snapshot cover only the part after the last resume")
+    return Gap("several-runs",
+               f"the typed stream holds {len(groups)} runs; the boundary log "
+               "and snapshot hold only the last one")
+
+
+def _times(count: int) -> str:
+    return {1: "once", 2: "twice"}.get(count, f"{count:,} times")
 
 
 def _known_path(paths: dict[tuple, list], path: list) -> list | None:

@@ -125,3 +125,18 @@ def test_the_resume_rule_names_the_ids_after_a_resume_only():
               {"type": "agentfootprint.agent.turn_start", "meta": {"runId": "c"}}]
     assert run_groups(events) == (("a", "b"), ("c",))
     assert resumed_run_ids(events) == frozenset({"b"})
+
+
+@pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: p.parent.name)
+def test_the_file_gap_counts_runs_as_the_run_facts_do(path):
+    recording = load_path(str(path))
+    codes = [gap.code for gap in recording.gaps]
+    groups = run_groups(recording.typed_events)
+    resumed = resumed_run_ids(recording.typed_events)
+    if resumed and len(groups) == 1:  # one run in two parts: not "several runs"
+        assert "paused-and-resumed" in codes and "several-runs" not in codes
+    elif len(groups) <= 1:  # the application's own events are no run
+        assert "several-runs" not in codes and "paused-and-resumed" not in codes
+    else:
+        several = [gap for gap in recording.gaps if gap.code == "several-runs"]
+        assert several and several[0].message.startswith(f"the typed stream holds {len(groups)} ")
