@@ -140,3 +140,21 @@ def test_the_file_gap_counts_runs_as_the_run_facts_do(path):
     else:
         several = [gap for gap in recording.gaps if gap.code == "several-runs"]
         assert several and several[0].message.startswith(f"the typed stream holds {len(groups)} ")
+
+
+@pytest.mark.parametrize("path", RESUMED, ids=lambda p: p.parent.name)
+def test_the_part_before_a_pause_is_no_run_left_open(path):
+    # Its run.entry has no run.exit of its own: the run paused, it did not stop.
+    recording = load_path(str(path))
+    assert not [gap for gap in recording.gaps if gap.code == "unbalanced"
+                and "run.entry" in gap.message]
+
+
+def test_a_run_entry_left_open_beyond_the_paused_parts_is_still_a_gap():
+    from recorders.balance import BalanceReport, OpenEnd
+
+    ends = tuple(OpenEnd("__root__#0", n) for n in range(2))
+    report = BalanceReport(3, 1, ends, (), (), (), (), (), (), ())
+    assert [gap.message for gap in report.gaps(paused_parts=1)] == [
+        "1 run.entry event without a run.exit (boundary event 1)"]
+    assert report.gaps(paused_parts=2) == []
