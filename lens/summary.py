@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from recorders import catalogue
 from lens.wording import plural
 from recorders.evidence import EvidenceIndex, run_id
 from recorders.loading import Recording
 from recorders.read.registry import kind_label
+from recorders.run_step import RunStep
 from recorders.values import finite_or_none, is_number
 from lens.text import format_ms, grouped
 
@@ -37,8 +38,9 @@ class RunSummary:
     tokens_out: float | None
     duration_ms: float | None
     skills_visited: tuple[str, ...]
-    calls_in_steps: int = 0  # of ``model_calls``, those the steps show
+    calls_in_steps: int = 0  # of ``model_calls``, those of the part the lens steps show
     resumes: int = 0  # times the run paused for a person and was resumed
+    first_call_ms: float | None = None  # when the run's first model call started
 
 
 def summarise(evidence: EvidenceIndex, skill_path: list[str],
@@ -61,6 +63,7 @@ def summarise(evidence: EvidenceIndex, skill_path: list[str],
         skills_visited=tuple(skill_path),
         calls_in_steps=len(evidence.shown_calls()) if run_ids else len(calls),
         resumes=facts.outcome.resumes if facts is not None else 0,
+        first_call_ms=min((c.ts_start for c in calls if c.ts_start is not None), default=None),
     )
 
 
@@ -143,16 +146,22 @@ def figures_line(summary: RunSummary) -> str:
             f"{plural(summary.tool_calls, 'tool call')}{failed} · {format_duration(summary)}")
 
 
-def steps_note(summary: RunSummary) -> str | None:
-    """What the steps leave out of the figures, when they do: the part of a
-    paused and resumed run before its resume (the boundary log's steps are
-    the last part's). None when the steps show every model call counted."""
+def steps_note(summary: RunSummary, steps: Sequence[RunStep] = ()) -> str | None:
+    """What the steps on screen (``steps``, the root's) leave out of the
+    figures, when they do: the part of a paused and resumed run before its
+    resume (the lens projection builds the boundary log's last part only).
+    None when they show every model call counted, or reach back to the
+    run's first call (the reference replay keeps every part)."""
     if not summary.resumes or summary.calls_in_steps >= summary.model_calls:
+        return None
+    first = summary.first_call_ms
+    if first is not None and any(s.ts_ms is not None and s.ts_ms <= first for s in steps):
         return None
     last = "its last resume" if summary.resumes > 1 else "the resume"
     return (f"The run paused for a person and was resumed: the steps show only the part "
             f"after {last} ({summary.calls_in_steps} of its "
-            f"{plural(summary.model_calls, 'model call')}).")
+            f"{plural(summary.model_calls, 'model call')}); the reference projection replays "
+            "every part.")
 
 
 def format_count(value: float | None) -> str:

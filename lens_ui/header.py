@@ -87,7 +87,7 @@ def run_bar(run: LoadedRun, profile: str, screen: FirstScreen) -> None:
             chip(screen.run_chip)
             chip(screen.file_chip)
         st.caption(figures_line(summary), width="content")
-        part = steps_note(summary)
+        part = steps_note(summary, run.views(profile).scopes.get(ROOT).steps)
         if part:  # the steps show part of the run the figures count: said beside them
             st.caption(part, width="content")
         labels_on_bar(choice)

@@ -115,7 +115,8 @@ def nav_for_event(index: EvidenceIndex, step_map: StepMap | None,
     meta = event.get("meta") if isinstance(event, dict) else None
     meta = meta if isinstance(meta, dict) else {}
     run_id = meta.get("runId")
-    unshown = unshown_part(index, run_id, "this event")
+    unshown = unshown_part(index, run_id, "this event", step_map,
+                           number_or_none(meta.get("wallClockMs")))
     if unshown is not None:
         return Nav(None, False, why_no_step=unshown)
     stage = meta.get("runtimeStageId")
@@ -126,7 +127,7 @@ def nav_for_event(index: EvidenceIndex, step_map: StepMap | None,
     step = _step_at_its_time(step_map.steps, number_or_none(meta.get("wallClockMs")),
                              meta.get("subflowPath"))
     if step is None:
-        return Nav(None, False, why_no_step=before_the_steps(index))
+        return Nav(None, False, why_no_step=before_the_steps(index, step_map))
     return Nav(step, False, why_no_step="no call is tied to this event; the step at its time")
 
 

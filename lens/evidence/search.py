@@ -211,7 +211,7 @@ def _hit(index: EvidenceIndex, entry: SearchEntry, start: int, end: int,
     elif step_map is not None:
         step = step_map.step_at_time(entry.ts)
         nav = Nav(step, False, why_no_step="nearest step at the time of this event"
-                  if step is not None else before_the_steps(index))
+                  if step is not None else before_the_steps(index, step_map))
     else:
         nav = None
     return SearchHit(kind=entry.kind, label=entry.label, snippet=snippet,

@@ -205,7 +205,7 @@ class _Builder:
             "runId": text(one_line(run.run_id, 80)),
             "outcome": [outcome.kind, text(outcome.headline), text(outcome.detail)],
             "figures": figures_line(summary),
-            "stepsNote": steps_note(summary),
+            "stepsNote": steps_note(summary, self.scopes.root().steps),
             "facts": [[name, text(value)] for name, value in run_facts(run.recording, run.evidence)],
             "gaps": [text(message) for message in gaps],
         }

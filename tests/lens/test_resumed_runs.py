@@ -16,7 +16,7 @@ import pytest
 from corpus_files import case_names, recording_path
 from family_files import family_names, family_recording
 from lens.evidence.causes import likely_causes
-from lens.evidence.nav import BEFORE_THE_PAUSE, BEFORE_THE_RESUMED_STEPS
+from lens.evidence.nav import BEFORE_THE_FIRST_STEP, BEFORE_THE_PAUSE, BEFORE_THE_RESUMED_STEPS
 from lens.run import OpenRun
 from lens.scopes import ROOT
 from lens.summary import figures_line, steps_note, summarise
@@ -94,9 +94,11 @@ def test_a_resumed_run_says_it_paused_and_what_its_steps_show(path):
     summary = _summary(run)
     assert summary.model_calls == len(run.evidence.calls_of_run(run.facts.run_ids))
     assert summary.calls_in_steps == len(run.evidence.shown_calls()) < summary.model_calls
-    note = steps_note(summary)
+    note = steps_note(summary, run.scope(PROFILE, ROOT).steps)
     assert note is not None and "only the part after the resume" in note
     assert f"({summary.calls_in_steps} of its {summary.model_calls} model calls)" in note
+    # The reference replay keeps the part before the pause: its steps reach back.
+    assert steps_note(summary, run.scope("reference", ROOT).steps) is None
 
 
 @pytest.mark.parametrize("path", [p for p in ALL_FILES if p not in RESUMED],
@@ -105,7 +107,7 @@ def test_a_run_never_resumed_says_nothing_of_a_pause_resumed(path):
     run = _open(path)
     assert run.facts.outcome.resumes == 0
     assert " was resumed" not in run.facts.outcome.sentence
-    assert steps_note(_summary(run)) is None
+    assert steps_note(_summary(run), run.scope(PROFILE, ROOT).steps) is None
 
 
 @pytest.mark.parametrize("path", RESUMED, ids=lambda p: p.parent.name)
@@ -158,3 +160,30 @@ def test_a_run_entry_left_open_beyond_the_paused_parts_is_still_a_gap():
     assert [gap.message for gap in report.gaps(paused_parts=1)] == [
         "1 run.entry event without a run.exit (boundary event 1)"]
     assert report.gaps(paused_parts=2) == []
+
+
+@pytest.mark.parametrize("path", RESUMED, ids=lambda p: p.parent.name)
+def test_under_the_reference_replay_a_cause_before_the_pause_keeps_its_step(path):
+    # The reference replay keeps every part of the boundary log: its steps reach back.
+    run = _open(path)
+    shown = run.evidence.shown_run
+    steps = run.step_map("reference", ROOT)
+    causes = likely_causes(run.evidence, steps, gaps=run.recording.gaps)
+    by_position = {f.event_index: f for f in run.evidence.findings}
+    before = [c for c in causes if any(
+        by_position.get(i) is not None and by_position[i].run_id not in (None, shown,
+                                                                         "consumer-scope")
+        for i in c.events)]
+    for cause in before:
+        assert cause.nav is not None
+        if cause.nav.step is None:  # before every step: said so, not "after the resume"
+            assert cause.nav.why_no_step == BEFORE_THE_FIRST_STEP
+
+
+@pytest.mark.parametrize("path", RESUMED, ids=lambda p: p.parent.name)
+def test_under_the_reference_replay_nothing_is_said_to_precede_the_resume(path):
+    run = _open(path)
+    causes = likely_causes(run.evidence, run.step_map("reference", ROOT), gaps=run.recording.gaps)
+    for cause in causes:
+        if cause.nav is not None and cause.nav.step is None:
+            assert cause.nav.why_no_step not in (BEFORE_THE_PAUSE, BEFORE_THE_RESUMED_STEPS)
