@@ -187,3 +187,36 @@ def test_under_the_reference_replay_nothing_is_said_to_precede_the_resume(path):
     for cause in causes:
         if cause.nav is not None and cause.nav.step is None:
             assert cause.nav.why_no_step not in (BEFORE_THE_PAUSE, BEFORE_THE_RESUMED_STEPS)
+
+
+@pytest.mark.parametrize("path", RESUMED, ids=lambda p: p.parent.name)
+def test_a_call_before_the_pause_says_the_snapshot_does_not_hold_it(path):
+    from lens.evidence.served import served_context
+
+    run = _open(path)
+    shown = run.evidence.shown_run
+    steps = run.step_map(PROFILE, ROOT)
+    before = [c for c in run.evidence.calls if c.run_id not in (None, shown)]
+    assert before
+    for call in before:
+        served = served_context(run.evidence, call.id, steps)
+        assert any(n.startswith("This call comes before the run's pause") for n in served.notices)
+        assert served.start_nav.step is None and served.start_nav.why_no_step == BEFORE_THE_PAUSE
+    for call in run.evidence.calls:
+        if call.run_id == shown:
+            notices = served_context(run.evidence, call.id, steps).notices
+            assert not any("before the run's pause" in n for n in notices)
+
+
+def test_an_answer_before_the_pause_is_said_to_be_outside_the_commit_log():
+    from dataclasses import replace
+
+    from lens.cause_lineage import BEFORE_THE_PAUSE as NOT_IN_LOG, came_from
+
+    run = _open(RESUMED[0])
+    causes = likely_causes(run.evidence, run.step_map(PROFILE, ROOT), gaps=run.recording.gaps)
+    early = next(c for c in run.evidence.calls if c.run_id != run.evidence.shown_run)
+    cause = replace(causes[0], answer_call=early.id)
+    # The commit log is not read for it: any stand-ins will do.
+    came = came_from(cause, run.evidence, object(), object(), object())
+    assert came is not None and came.stages == () and came.note == NOT_IN_LOG
