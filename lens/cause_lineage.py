@@ -29,6 +29,7 @@ from typing import Callable, Sequence
 
 from recorders.evidence import EvidenceIndex
 from lens.evidence.cause_record import LikelyCause
+from lens.evidence.nav import BEFORE_THE_PAUSE as PAUSE_WORDS, unshown_part
 from lens.lineage_view import RunLineage, StagePlaces, lineage_of
 from lens.placement import execution_index
 from lens.run import OpenRun
@@ -44,6 +45,9 @@ NO_COMMIT_LOG = ("The recording has no commit log, so it cannot say which stages
 EARLIER_RUN = ("The answer belongs to an earlier run of the file, whose writes the file's one "
                "commit log (the last run's) does not hold: it cannot say which stages it "
                "came from.")
+BEFORE_THE_PAUSE = ("The answer comes from the part of the run before its pause, whose writes "
+                    "the file's one commit log (the part after the resume's) does not hold: it "
+                    "cannot say which stages it came from.")
 NO_KEY = ("No state key holds the answer's text, so the recording cannot say which stages "
           "it came from.")
 NO_STAGE = ("The answer's stage has no commit in the commit log, so the recording cannot "
@@ -136,7 +140,10 @@ def came_from(cause: LikelyCause, index: EvidenceIndex, lineage: RunLineage | No
     if lineage is None or values is None or places is None:
         return CameFrom((), None, NO_COMMIT_LOG)
     call = index.calls[cause.answer_call]
-    if call.in_boundary_log is False:
+    part = unshown_part(index, call.run_id, "this call")
+    if part == PAUSE_WORDS:  # the snapshot holds the part after the resume only
+        return CameFrom((), None, BEFORE_THE_PAUSE)
+    if call.in_boundary_log is False or part is not None:
         return CameFrom((), None, EARLIER_RUN)
     found = values.key_holding(call.output, call.runtime_stage_id, OUTPUT)
     if isinstance(found, NoMatch):

@@ -57,8 +57,18 @@ class HopRow:
                                       self.reachable, self.reason)))
 
 
-def no_route_message(nested_skill_graphs: Sequence[str], has_typed_stream: bool) -> str:
-    """One true sentence for a run with no route to show: why there is none."""
+def no_route_message(nested_skill_graphs: Sequence[str], has_typed_stream: bool,
+                     procedure_skills: Sequence[str] = ()) -> str:
+    """One true sentence for a run with no route to show: why there is none.
+    ``procedure_skills`` are the skills whose declared procedure the run
+    walked (:mod:`lens.procedure_view`): a skill the model read itself has
+    no route, yet the run did use it."""
+    if procedure_skills:
+        names = ", ".join(procedure_skills)
+        return (f"No route between skills to explain: the run used the skill {names} without "
+                "a skill graph moving it from skill to skill (no routing in its context "
+                "evaluations, no rejected skills). The skill's declared procedure, step by "
+                "step, is below.")
     if nested_skill_graphs:
         return ("This run has a skill graph nested in a composition ("
                 + ", ".join(nested_skill_graphs) + "): the recording shows its agent was "
@@ -72,11 +82,15 @@ def no_route_message(nested_skill_graphs: Sequence[str], has_typed_stream: bool)
             "in context evaluations, no rejected skills), so there is no route to explain.")
 
 
-def skills_visited_text(skills_visited: Sequence[str], nested_skill_graphs: Sequence[str]) -> str:
+def skills_visited_text(skills_visited: Sequence[str], nested_skill_graphs: Sequence[str],
+                        procedure_skills: Sequence[str] = ()) -> str:
     """The "Skills visited" figure: a count, or "not recorded" when a skill graph
-    ran whose route the file does not carry (never a false 0)."""
+    ran whose route the file does not carry (never a false 0). With no route,
+    the skills whose procedure the run walked are the skills it visited."""
     if skills_visited:
         return str(len(skills_visited))
+    if procedure_skills:
+        return str(len(procedure_skills))
     return "not recorded" if nested_skill_graphs else "0"
 
 

@@ -3,23 +3,30 @@
 Figures come from the evidence index (built once), never from a new pass
 over the events: model calls, tool calls and how many failed, tokens in and
 out, wall-clock duration, and the skills the route visited. They count the
-run the steps describe (the last, when the file holds several), from the
-same records the step detail and the served-context panel show.
+run its facts name (:class:`lens.run_facts.RunFacts`: the last run of the
+file, both parts of one paused and resumed), as the outcome's sentence does,
+from the same records the step detail and the served-context panel show.
+When the steps show only part of it (the boundary log's part after a
+resume), :func:`steps_note` says so.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from recorders import catalogue
 from lens.wording import plural
 from recorders.evidence import EvidenceIndex, run_id
 from recorders.loading import Recording
 from recorders.read.registry import kind_label
+from recorders.run_step import RunStep
 from recorders.values import finite_or_none, is_number
 from lens.text import format_ms, grouped
+
+if TYPE_CHECKING:
+    from lens.run_facts import RunFacts
 
 
 @dataclass(frozen=True)
@@ -31,12 +38,18 @@ class RunSummary:
     tokens_out: float | None
     duration_ms: float | None
     skills_visited: tuple[str, ...]
+    calls_in_steps: int = 0  # of ``model_calls``, those of the part the lens steps show
+    resumes: int = 0  # times the run paused for a person and was resumed
+    first_call_ms: float | None = None  # when the run's first model call started
 
 
 def summarise(evidence: EvidenceIndex, skill_path: list[str],
-              run_info: dict | None = None) -> RunSummary:
-    calls = evidence.shown_calls()
-    tools = evidence.shown_tools()
+              run_info: dict | None = None, facts: "RunFacts | None" = None) -> RunSummary:
+    """The figures of the run ``facts`` name (its run ids, a resume's
+    included); without them, of the run the steps show."""
+    run_ids = facts.run_ids if facts is not None else ()
+    calls = evidence.calls_of_run(run_ids)
+    tools = evidence.tools_of_run(run_ids)
     tokens = [call.tokens for call in calls]
     ins = [tokens_in for tokens_in, _ in tokens if tokens_in is not None]
     outs = [tokens_out for _, tokens_out in tokens if tokens_out is not None]
@@ -48,6 +61,9 @@ def summarise(evidence: EvidenceIndex, skill_path: list[str],
         tokens_out=sum(outs) if outs else None,
         duration_ms=_duration(evidence, run_info),
         skills_visited=tuple(skill_path),
+        calls_in_steps=len(evidence.shown_calls()) if run_ids else len(calls),
+        resumes=facts.outcome.resumes if facts is not None else 0,
+        first_call_ms=min((c.ts_start for c in calls if c.ts_start is not None), default=None),
     )
 
 
@@ -128,6 +144,24 @@ def figures_line(summary: RunSummary) -> str:
     failed = f" ({summary.failed_tool_calls} failed)" if summary.failed_tool_calls else ""
     return (f"{plural(summary.model_calls, 'model call')} · "
             f"{plural(summary.tool_calls, 'tool call')}{failed} · {format_duration(summary)}")
+
+
+def steps_note(summary: RunSummary, steps: Sequence[RunStep] = ()) -> str | None:
+    """What the steps on screen (``steps``, the root's) leave out of the
+    figures, when they do: the part of a paused and resumed run before its
+    resume (the lens projection builds the boundary log's last part only).
+    None when they show every model call counted, or reach back to the
+    run's first call (the reference replay keeps every part)."""
+    if not summary.resumes or summary.calls_in_steps >= summary.model_calls:
+        return None
+    first = summary.first_call_ms
+    if first is not None and any(s.ts_ms is not None and s.ts_ms <= first for s in steps):
+        return None
+    last = "its last resume" if summary.resumes > 1 else "the resume"
+    return (f"The run paused for a person and was resumed: the steps show only the part "
+            f"after {last} ({summary.calls_in_steps} of its "
+            f"{plural(summary.model_calls, 'model call')}); the reference projection replays "
+            "every part.")
 
 
 def format_count(value: float | None) -> str:

@@ -5,7 +5,9 @@ Each cause is ``{kind, severity, subject, headline, why, detail?, events, step}`
 ``events`` are typed indices (positions in the recording's ``events``) the
 cause rests on; ``step`` is ``{path, index}``, the scope (its subflow path
 from ``__root__``) and the position in that scope's steps that shows it, as
-the app's drill and step links name a step, or null when no step shows it.
+the app's drill and step links name a step, or null when no step shows it,
+and then ``no_step`` says why in words (the part of a resumed run before its
+pause has no steps, say).
 A cause that rests on an answer (the answer is not grounded, it repeats a
 contradicted memory) also has ``came_from``: the stages whose writes made
 that answer, from the snapshot's commit log, in run order, each
@@ -87,4 +89,8 @@ def cause_to_wire(cause: LikelyCause, run: OpenRun, profile: str,
     if cause.nav is not None and cause.nav.step is not None:
         place = run.place(profile, scope, cause.nav.step)
     wire["step"] = None if place is None else {"path": list(place.path), "index": place.index}
+    if place is None:
+        nav = cause.nav
+        wire["no_step"] = (nav.why_no_step if nav is not None and nav.why_no_step
+                           else "no step shows it")
     return wire

@@ -22,12 +22,13 @@ import streamlit as st
 
 from lens.wording import plural
 from recorders.projections import PROFILES, Projection
+from lens.procedure_view import skill_procedures
 from lens.route_view import skills_visited_text
 from lens.evidence.outcome import run_outcome
 from lens.first_screen import TOP_CAUSES, Chip, FirstScreen, TopCause, first_screen, run_ending
 from lens.scopes import ROOT
 from lens.summary import (RunSummary, figures_line, format_count, format_duration, run_facts,
-                          summarise, timing_notes)
+                          steps_note, summarise, timing_notes)
 from lens.text import cut_at_word, markdown_literal, one_line, visible
 from lens_ui import navigation, session
 from lens_ui.came_from_line import CAME_FROM_BUTTON, came_from_line, cause_came_from, go_to_step
@@ -66,7 +67,7 @@ def run_bar(run: LoadedRun, profile: str, screen: FirstScreen) -> None:
     chips), its key figures, its details."""
     projection = run.views(profile).projection
     recording, evidence = run.recording, run.evidence
-    summary = summarise(evidence, projection.route.get_path(), recording.run_info)
+    summary = summarise(evidence, projection.route.get_path(), recording.run_info, run.facts)
     problems = _health(run, projection)
     choice = run.source
     file = run.file
@@ -83,6 +84,9 @@ def run_bar(run: LoadedRun, profile: str, screen: FirstScreen) -> None:
             chip(screen.run_chip)
             chip(screen.file_chip)
         st.caption(figures_line(summary), width="content")
+        part = steps_note(summary, run.views(profile).scopes.get(ROOT).steps)
+        if part:  # the steps show part of the run the figures count: said beside them
+            st.caption(part, width="content")
         labels_on_bar(choice)
         with st.popover("Run details", icon=":material/info:", key=RUN_DETAILS,
                         on_change="rerun") as details:
@@ -301,7 +305,9 @@ def summary_figures(run: LoadedRun, summary: RunSummary) -> None:
     columns[0].metric("Tokens in", format_count(summary.tokens_in))
     columns[1].metric("Tokens out", format_count(summary.tokens_out))
     nested = run.views("lens").projection.nested_skill_graphs
-    columns[2].metric("Skills visited", skills_visited_text(summary.skills_visited, nested),
+    procedures = [p.skill for p in skill_procedures(run.evidence, run.facts.run_ids)]
+    columns[2].metric("Skills visited", skills_visited_text(summary.skills_visited, nested,
+                                                            procedures),
                       help="Skills the skill-graph route moved through (Why this skill? tab).")
     if summary.skills_visited:
         st.text("Route: " + " → ".join(summary.skills_visited))

@@ -10,6 +10,7 @@ from lens.wording import plural
 from lens.figures import route_figure
 from lens.route_view import (GOVERNOR_HELP, HOP_COLUMNS, full_reasons, hop_rows,
                              no_route_message, trip_line)
+from lens.procedure_view import PROCEDURE_COLUMNS, Procedure, skill_procedures
 from lens_ui.runs import LoadedRun
 
 PLOT_CONFIG = {"displayModeBar": False, "scrollZoom": False}
@@ -19,10 +20,13 @@ def route_panel(run: LoadedRun, profile: str, table_key: str) -> None:
     projection = run.views(profile).projection
     hops = projection.route.get_hops()
     trips = projection.route.get_trips()
+    procedures = skill_procedures(run.evidence, run.facts.run_ids)
     if not hops:
         nested = run.views("lens").projection.nested_skill_graphs
-        st.info(no_route_message(nested, run.recording.has_typed_stream),
+        st.info(no_route_message(nested, run.recording.has_typed_stream,
+                                 [p.skill for p in procedures]),
                 icon=":material/route:")
+        procedure_tables(procedures, table_key)
         return
     st.plotly_chart(route_figure(hops, trips), config=PLOT_CONFIG, key=f"{table_key}.graph")
     if trips:
@@ -49,3 +53,13 @@ def route_panel(run: LoadedRun, profile: str, table_key: str) -> None:
     if reasons:
         st.caption("Each hop's reason, in full")
         st.text(reasons)
+    procedure_tables(procedures, table_key)
+
+
+def procedure_tables(procedures: tuple[Procedure, ...], table_key: str) -> None:
+    """Each skill's declared procedure as the run walked it: a sentence, then its steps."""
+    for number, procedure in enumerate(procedures):
+        st.text(procedure.summary)
+        st.dataframe(pd.DataFrame(procedure.records(), columns=PROCEDURE_COLUMNS),
+                     key=f"{table_key}.procedure.{number}", hide_index=True,
+                     column_config={"what happened": st.column_config.TextColumn(width=320)})

@@ -79,16 +79,21 @@ class BalanceReport:
                     or self.unmatched_llm_ends or self.open_tool_calls
                     or self.unmatched_tool_ends)
 
-    def gaps(self) -> list[Gap]:
-        """One :class:`Gap` (code ``unbalanced``) per kind of imbalance, worded for people."""
+    def gaps(self, paused_parts: int = 0) -> list[Gap]:
+        """One :class:`Gap` (code ``unbalanced``) per kind of imbalance, worded
+        for people. ``paused_parts`` runs are known to have paused for a person
+        and been resumed: the ``run.entry`` of each part before a pause has no
+        ``run.exit`` of its own, which is no imbalance (the typed stream's own
+        gap says the run paused)."""
         gaps: list[Gap] = []
-        if self.open_runs:
+        open_runs = self.open_runs[paused_parts:] if self.run_exits else self.open_runs
+        if open_runs:
             if self.run_exits == 0:
                 text = ("the run has no run.exit: it crashed, is still running, or the "
                         "recording was cut off; the steps end at the last event recorded")
             else:
-                text = (f"{_n(len(self.open_runs), 'run.entry event')} without a run.exit "
-                        f"({_where(self.open_runs)})")
+                text = (f"{_n(len(open_runs), 'run.entry event')} without a run.exit "
+                        f"({_where(open_runs)})")
             gaps.append(Gap(GAP_CODE, text))
         if self.unmatched_run_exits:
             gaps.append(Gap(GAP_CODE, (

@@ -11,7 +11,7 @@ events; the checks sit below the readers (and so below the loader,
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from recorders import boundary_names
 from recorders.balance import BalanceReport, BalanceTracker
@@ -34,17 +34,16 @@ def recording_gaps(recording: Recording, balance: BalanceReport | None) -> list[
     ``balance`` (when it has one), lean mode, several runs, unknown types,
     typed events without meta."""
     gaps: list[Gap] = []
+    runs = _runs_gap(recording) if len(recording.typed_run_ids) > 1 else None
     if balance is not None:
-        gaps.extend(balance.gaps())
+        # Each part of a resumed run before its pause left its run.entry open.
+        paused = runs.parts - 1 if isinstance(runs, _ResumedRun) else 0
+        gaps.extend(balance.gaps(paused_parts=paused))
     if recording.is_lean:
         gaps.append(Gap("lean", "lean mode: boundary events carry no payloads, arguments, "
                         "results or content"))
-    if len(recording.typed_run_ids) > 1:
-        gaps.append(Gap(
-            "several-runs",
-            f"the typed stream holds {len(recording.typed_run_ids)} runs; the boundary log "
-            "and snapshot hold only the last one",
-        ))
+    if runs is not None:
+        gaps.append(runs.gap)
     unknown = {**recording.unknown_typed_types, **recording.unknown_boundary_types}
     if unknown:
         gaps.append(Gap("unknown-types", f"{counted(sum(unknown.values()), 'event')} of types "
@@ -209,6 +208,43 @@ def validate_typed(recording: Recording, where: str) -> None:
     recording.typed_without_meta = dict(without_meta)
     recording.unknown_typed_types = {k: v for k, v in counts.items()
                                      if k not in KNOWN_TYPED_TYPES}
+
+
+class _ResumedRun(NamedTuple):
+    gap: Gap
+    parts: int
+
+
+class _SeveralRuns(NamedTuple):
+    gap: Gap
+
+
+def _runs_gap(recording: Recording) -> _ResumedRun | _SeveralRuns | None:
+    """What the typed stream's several run ids are: one run paused for a
+    person and resumed (each part has its own id; the steps and the snapshot
+    are the last part's), several runs, or one run (the application's own
+    ``consumer-scope`` and a composition's inner runners are no run of their
+    own: :func:`recorders.evidence.run_groups`), which is no gap."""
+    # Imported here: the evidence package imports the loader, which imports this module.
+    from recorders.evidence.run_groups import resumed_run_ids, run_groups
+
+    events = recording.typed_events
+    groups = run_groups(events)
+    resumed = resumed_run_ids(events)
+    if len(groups) <= 1 and not resumed:
+        return None
+    if resumed and len(groups) == 1:
+        return _ResumedRun(Gap(
+            "paused-and-resumed",
+            f"the run paused for a person and was resumed {_times(len(resumed))}: the typed "
+            "stream holds each part under its own run id, and the steps and the snapshot "
+            "cover only the part after the last resume"), len(resumed) + 1)
+    return _SeveralRuns(Gap("several-runs", f"the typed stream holds {len(groups)} runs; the "
+                            "boundary log and snapshot hold only the last one"))
+
+
+def _times(count: int) -> str:
+    return {1: "once", 2: "twice"}.get(count, f"{count:,} times")
 
 
 def _known_path(paths: dict[tuple, list], path: list) -> list | None:

@@ -59,7 +59,7 @@ from lens.evidence.plain_headlines import finding_headline
 from lens.evidence.reasoning import reasoning_causes
 from lens.evidence.routed_away import routed_away
 from lens.evidence.ungrounded import ungrounded_answers
-from lens.wording import number, plural, quoted
+from lens.wording import number, plural, quoted, value_words
 from lens.route_view import hop_step_index, trip_marks
 from lens.text import display_text, format_ms, one_line
 
@@ -497,7 +497,8 @@ def _finding_subject(index: EvidenceIndex, finding: Finding) -> str | None:
 
 def _finding_why(index: EvidenceIndex, finding: Finding) -> str:
     """The catalogue's meaning, then the event's own words, field by field."""
-    words = "; ".join(f"{name}: {one_line(text, WORD_CHARS)}" for name, text in finding.words)
+    words = "; ".join(f"{name}: {one_line(value_words(value), WORD_CHARS)}"
+                      for name, value in finding.explained)
     if words and not words.endswith((".", "…")):
         words += "."
     why = finding.meaning + (f" The event says {words}" if words else "")

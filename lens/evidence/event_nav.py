@@ -31,11 +31,11 @@ import weakref
 from typing import Any, Mapping, Sequence
 
 from recorders.evidence import EvidenceIndex, StepMap
-from recorders.evidence.records import BY_FINAL_ANSWER, BY_LAST_CALL, CONSUMER_SCOPE
+from recorders.evidence.records import BY_FINAL_ANSWER, BY_LAST_CALL
 from recorders.run_step import RunStep
 from recorders.values import ROOT_PATH as ROOT
 from recorders.values import number_or_none
-from lens.evidence.nav import Nav, nav_for_call, nav_for_tool
+from lens.evidence.nav import Nav, before_the_steps, nav_for_call, nav_for_tool, unshown_part
 from lens.placement import execution_index
 from lens.step_detail import LLM_TO_TOOL, LLM_TO_USER, actor_arrow
 
@@ -118,9 +118,10 @@ def nav_for_event(index: EvidenceIndex, step_map: StepMap | None,
     meta = event.get("meta") if isinstance(event, dict) else None
     meta = meta if isinstance(meta, dict) else {}
     run_id = meta.get("runId")
-    if run_id not in (None, CONSUMER_SCOPE) and not index.in_shown_run(run_id):
-        return Nav(None, False, why_no_step="this event belongs to an earlier run, which has "
-                                            "no steps")
+    unshown = unshown_part(index, run_id, "this event", step_map,
+                           number_or_none(meta.get("wallClockMs")))
+    if unshown is not None:
+        return Nav(None, False, why_no_step=unshown)
     stage = meta.get("runtimeStageId")
     # A step anchored at the event's own stage shows it (a router's decision at its step).
     at_stage = step_map.steps_at_stage(stage) if isinstance(stage, str) else ()
@@ -129,7 +130,7 @@ def nav_for_event(index: EvidenceIndex, step_map: StepMap | None,
     step = _step_at_its_time(step_map.steps, number_or_none(meta.get("wallClockMs")),
                              meta.get("subflowPath"))
     if step is None:
-        return Nav(None, False, why_no_step="it happened before the run's first step")
+        return Nav(None, False, why_no_step=before_the_steps(index, step_map))
     return Nav(step, False, why_no_step="no call is tied to this event; the step at its time")
 
 

@@ -90,6 +90,7 @@ class RunOutcome:
     sentence: str = ""
     answer: str | None = None
     nav: Nav | None = None
+    resumes: int = 0  # how many times the run paused for a person and was resumed
 
 
 def run_outcome(index: EvidenceIndex, recording: Recording, step_map: StepMap | None = None,
@@ -107,7 +108,32 @@ def run_outcome(index: EvidenceIndex, recording: Recording, step_map: StepMap | 
             break
     else:
         outcome = _answered_or_not(index, recording, end, shown)
-    return replace(outcome, nav=_nav(outcome, findings, index, step_map, end))
+    return replace(outcome, sentence=_with_resumes(outcome.sentence, end.resumed),
+                   nav=_nav(outcome, findings, index, step_map, end), resumes=len(end.resumed))
+
+
+def _with_resumes(sentence: str, resumed: tuple[PendingPause, ...]) -> str:
+    """The sentence, then that the run had paused for a person and was
+    resumed (once or more): how it ended comes first, as the first screen
+    may clip the sentence."""
+    if not resumed or not sentence:
+        return sentence
+    return f"{sentence} It had {paused_words(resumed)}."
+
+
+def paused_words(resumed: tuple[PendingPause, ...]) -> str:
+    """``paused for a person's approval before approve_refund could run, and
+    was resumed``: what the run's resumed pauses were, in words."""
+    first = resumed[0]
+    if first.check_in:
+        why = "for a person's approval"
+    elif first.question:
+        why = "to ask a person"
+    else:
+        why = "for a person"
+    tool = f" before {_name(first.tool)} could run" if first.tool else ""
+    more = f" ({_count(len(resumed), 'pause')} in all)" if len(resumed) > 1 else ""
+    return f"paused {why}{tool}, and was resumed{more}"
 
 
 # ─── the outcomes, in the order they are tried ───────────────────────
@@ -265,7 +291,7 @@ def _answered_or_not(index: EvidenceIndex, recording: Recording, end: RunEnd,
         return RunOutcome(DID_NOT_FINISH, "Did not finish: " + why, None, (), ENDED_UNFINISHED,
                           sentence)
     answer = end.answer
-    calls = sum(1 for call in index.calls if not shown or call.run_id in shown)
+    calls = len(index.calls_of_run(shown))
     switched = [f for f in index.findings if _in_run(f, shown)
                 and f.type == cat.FALLBACK_TRIGGERED and f.word("kind") in (None, "provider")]
     said = (f": {_quote(answer, ANSWER_CHARS)}" if answer else

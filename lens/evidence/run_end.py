@@ -53,6 +53,8 @@ class RunEnd:
     root_ended: bool  # ... and its end is recorded
     thrown: str | None  # the boundary log's run.exit error, when the run threw
     pause: PendingPause | None
+    # The pauses a person answered and the run went on after (a resume), in order.
+    resumed: tuple[PendingPause, ...] = ()
 
 
 def read_run_end(recording: Recording, index: EvidenceIndex,
@@ -72,7 +74,7 @@ def read_run_end(recording: Recording, index: EvidenceIndex,
     return RunEnd(answer=_answer(walk, exit_payload, index, walk.run_ids),
                   root_kind=walk.root_kind, root_started=started, root_ended=ended,
                   thrown=_text(thrown) if thrown is not None else None,
-                  pause=walk.pause)
+                  pause=walk.pause, resumed=walk.resumed_within())
 
 
 class _Walk:
@@ -88,6 +90,17 @@ class _Walk:
         self.turn_answer: str | None = None
         self.branch_answers: list[str] = []
         self.pause: PendingPause | None = None
+        self.resumes: list[tuple[PendingPause, int]] = []  # (the pause, its resume's position)
+        self.first_own: int | None = None  # the run's own first and last events
+        self.last_own: int | None = None
+
+    def resumed_within(self) -> tuple[PendingPause, ...]:
+        """The pauses resumed inside this run: it had started before the
+        pause and went on after the resume (a pause of another run is not its)."""
+        if self.first_own is None or self.last_own is None:
+            return ()
+        return tuple(pause for pause, at in self.resumes
+                     if self.first_own < pause.event_index and at < self.last_own)
 
     def see(self, position: int, event: dict) -> None:
         kind = event.get("type")
@@ -100,11 +113,17 @@ class _Walk:
                                       _text(asked.get("question")), "checkIn" in asked)
             return
         if kind == cat.PAUSE_RESUME:
+            if self.pause is not None:
+                self.resumes.append((self.pause, position))
             self.pause = None
             return
         meta = event.get("meta")
         if not isinstance(meta, dict) or not self._ours(meta.get("runId")):
             return
+        if meta.get("runId") != CONSUMER_SCOPE:
+            if self.first_own is None:
+                self.first_own = position
+            self.last_own = position
         path = meta.get("compositionPath")
         at_root = isinstance(path, list) and len(path) <= 1
         if not at_root:

@@ -22,7 +22,7 @@ from recorders.evidence import SOURCE_BOUNDARY, EvidenceIndex, SearchEntry, Step
 # The same clipping as every other search text (a value's leaves, one line
 # each, up to the index's line cap).
 from recorders.evidence.build import search_text as clipped_search_text
-from lens.evidence.nav import Nav, nav_for_call, nav_for_tool
+from lens.evidence.nav import Nav, before_the_steps, nav_for_call, nav_for_tool
 from lens.evidence.event_nav import nav_for_event
 from lens.text import DisplayText, display_text, markdown_code_span, visible
 
@@ -211,7 +211,7 @@ def _hit(index: EvidenceIndex, entry: SearchEntry, start: int, end: int,
     elif step_map is not None:
         step = step_map.step_at_time(entry.ts)
         nav = Nav(step, False, why_no_step="nearest step at the time of this event"
-                  if step is not None else "no step at or before this event")
+                  if step is not None else before_the_steps(index, step_map))
     else:
         nav = None
     return SearchHit(kind=entry.kind, label=entry.label, snippet=snippet,

@@ -56,6 +56,7 @@ from lens.evidence.nav import Nav
 from lens.first_screen import GREEN, TOP_CAUSES, file_chip, run_chip, run_ending
 from lens.evidence.served import ServedContext, served_context
 from lens.plain_words import step_sentence
+from lens.procedure_view import PROCEDURE_COLUMNS, skill_procedures
 from lens.route_view import (GOVERNOR_HELP, HOP_COLUMNS, full_reasons, hop_rows,
                              no_route_message, trip_line)
 from lens.run import OpenRun, open_run
@@ -63,7 +64,8 @@ from lens.route_view import hop_step_index
 from lens.scopes import ROOT, encode_path
 from lens.step_detail import StepDetail, ToolCallView, describe_step, step_caption
 from lens.step_places import ScopedSteps, StepPlace, step_identity
-from lens.summary import figures_line, run_facts, summarise, unrecorded_in_composition
+from lens.summary import (figures_line, run_facts, steps_note, summarise,
+                          unrecorded_in_composition)
 from lens.text import CLIP_LIMIT, DisplayText, one_line, visible
 from lens.timeline import MODEL, build_timeline, mark_summary, spans_at
 
@@ -199,8 +201,9 @@ class _Builder:
     def _run_header(self) -> dict:
         run, text = self.run, self.strings.text
         projection = run.projection(self.profile)
-        summary = summarise(run.evidence, projection.route.get_path(), run.recording.run_info)
         facts = run.facts  # how the run is named and ended: as the app and the archive say
+        summary = summarise(run.evidence, projection.route.get_path(), run.recording.run_info,
+                            facts)
         outcome = facts.outcome
         name = facts.agent_name
         gaps = [gap.message for gap in run.recording.gaps] + list(projection.notes)
@@ -210,6 +213,7 @@ class _Builder:
             "runId": text(one_line(run.run_id, 80)),
             "outcome": [outcome.kind, text(outcome.headline), text(outcome.detail)],
             "figures": figures_line(summary),
+            "stepsNote": steps_note(summary, self.scopes.root().steps),
             "facts": [[name, text(value)] for name, value in run_facts(run.recording, run.evidence)],
             "gaps": [text(message) for message in gaps],
         }
@@ -397,12 +401,19 @@ class _Builder:
         run, text = self.run, self.strings.text
         route = run.projection(self.profile).route
         hops, trips = route.get_hops(), route.get_trips()
+        walked = skill_procedures(run.evidence, run.facts.run_ids)
+        procedures = [{"summary": text(p.summary), "columns": PROCEDURE_COLUMNS,
+                       "rows": [[text(str(v)) for v in record.values()] for record in p.records()]}
+                      for p in walked]
         if not hops:
             nested = run.projection("lens").nested_skill_graphs
-            return {"message": text(no_route_message(nested, run.recording.has_typed_stream))}
+            return {"message": text(no_route_message(nested, run.recording.has_typed_stream,
+                                                     [p.skill for p in walked])),
+                    "procedures": procedures}
         root_steps = self.scopes.root().steps
         rows = hop_rows(hops, trips)
         return {
+            "procedures": procedures,
             "path": text(" → ".join(map(str, route.get_path()))),
             "columns": HOP_COLUMNS,
             "rows": [[text(str(value)) for value in row.as_record().values()] for row in rows],

@@ -81,6 +81,8 @@
     bar.appendChild(el("span", "run-name", parts.join(" · ")));
     const kind = run.outcome[0];  // said by the chips under the bar, apart from the file's
     bar.appendChild(el("span", "caption", run.figures));
+    // The steps show part of the run the figures count (a paused and resumed run).
+    if (run.stepsNote) bar.appendChild(el("span", "caption", run.stepsNote));
     if (data.redacted !== null) {
       const note = el("span", "badge redacted", "redacted");
       note.title = "Masked before this page was built: " + data.redacted;
@@ -524,6 +526,7 @@
     const r = data.route;
     if (r.message !== undefined) {
       main.appendChild(el("div", "alert info", str(r.message)));
+      procedureTables(main, r.procedures);
       return;
     }
     if (r.trips.length) {
@@ -554,6 +557,26 @@
     if (str(r.reasons)) {
       main.appendChild(caption("Each hop's reason, in full"));
       main.appendChild(el("pre", "text", str(r.reasons)));
+    }
+    procedureTables(main, r.procedures);
+  }
+
+  // Each skill's declared procedure as the run walked it (lens/procedure_view.py).
+  function procedureTables(main, procedures) {
+    for (const p of procedures || []) {
+      main.appendChild(el("pre", "text", str(p.summary)));
+      const holder = el("div", "scroll");
+      const table = el("table", "hops");
+      const head = el("tr");
+      for (const name of p.columns) head.appendChild(el("th", null, name));
+      table.appendChild(head);
+      for (const row of p.rows) {
+        const line = el("tr");
+        for (const cell of row) line.appendChild(el("td", null, str(cell)));
+        table.appendChild(line);
+      }
+      holder.appendChild(table);
+      main.appendChild(holder);
     }
   }
 

@@ -10,7 +10,7 @@ step list. Display (truncation, escaping) is the views' job (``lens``).
 
 from recorders.evidence.build import (build_evidence_index, build_from_events, recorded_run_id,
                                       run_id)
-from recorders.evidence.run_groups import run_groups
+from recorders.evidence.run_groups import resumed_run_ids, run_groups
 from recorders.evidence.records import (
     MESSAGES,
     SLOTS,
@@ -44,6 +44,6 @@ __all__ = [
     "Eviction", "Finding", "IntegrityLedger", "MemoryServed", "ModelCall", "Piece",
     "SearchEntry", "SlotComposition", "StageEvents",
     "StepMap", "ToolCall", "Turn", "build_evidence_index", "build_from_events",
-    "recorded_run_id", "run_groups", "run_id",
+    "recorded_run_id", "resumed_run_ids", "run_groups", "run_id",
     "usage_tokens",
 ]

@@ -25,7 +25,7 @@ started.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Collection, Mapping, NamedTuple
 
 from recorders.catalogue import event_type, short_name
 from recorders.evidence.stages import StageEvents
@@ -480,6 +480,23 @@ class EvidenceIndex:
         if self.shown_run is None:
             return self.tool_calls
         return tuple(t for t in self.tool_calls if t.run_id == self.shown_run)
+
+    def calls_of_run(self, run_ids: Collection[RunId] = ()) -> tuple[ModelCall, ...]:
+        """The model calls of the run of ``run_ids`` (a run's ids: a resume
+        adds one, :func:`recorders.evidence.run_groups`); the shown run's
+        when empty. Every count of a run's calls reads this, so the run bar
+        and the outcome's sentence count the same calls."""
+        if not run_ids:
+            return self.shown_calls()
+        ids = tuple(run_ids)  # a hostile file's run id may be no text (unhashable)
+        return tuple(c for c in self.calls if c.run_id in ids)
+
+    def tools_of_run(self, run_ids: Collection[RunId] = ()) -> tuple[ToolCall, ...]:
+        """The tool calls of the run of ``run_ids``, as :meth:`calls_of_run`."""
+        if not run_ids:
+            return self.shown_tools()
+        ids = tuple(run_ids)
+        return tuple(t for t in self.tool_calls if t.run_id in ids)
 
     def call_at_stage(self, runtime_stage_id: str, ts: float | None = None
                       ) -> ModelCall | None:

@@ -30,8 +30,20 @@ from recorders.evidence.records import CONSUMER_SCOPE
 
 def run_groups(typed_events: Iterable[Any]) -> tuple[tuple[str, ...], ...]:
     """Each run's run ids, runs and ids in order of first appearance."""
+    return _grouped(typed_events)[0]
+
+
+def resumed_run_ids(typed_events: Iterable[Any]) -> frozenset[str]:
+    """The run ids that joined their run because a ``pause.resume`` came
+    before them: each names the part of a run after a person answered."""
+    return _grouped(typed_events)[1]
+
+
+def _grouped(typed_events: Iterable[Any]) -> tuple[tuple[tuple[str, ...], ...], frozenset[str]]:
+    """The one pass: (each run's ids, the ids that a resume joined to a run)."""
     groups: list[list[str]] = []
     seen: set[str] = set()
+    by_resume: set[str] = set()
     resumed = False  # a pause.resume since the last event of a run
     for event in typed_events:
         if not isinstance(event, dict):
@@ -48,10 +60,12 @@ def run_groups(typed_events: Iterable[Any]) -> tuple[tuple[str, ...], ...]:
         seen.add(run_id)
         if groups and (resumed or _inside_a_composition(meta)):
             groups[-1].append(run_id)
+            if resumed:
+                by_resume.add(run_id)
         else:
             groups.append([run_id])
         resumed = False
-    return tuple(tuple(group) for group in groups)
+    return tuple(tuple(group) for group in groups), frozenset(by_resume)
 
 
 def _inside_a_composition(meta: dict) -> bool:

@@ -111,3 +111,26 @@ def test_every_hop_reason_is_shown_whole_below_the_table(app, name):
                           if "reason" in d.value.columns][0]]
     order = list(table.proto.column_order)
     assert order.index("reason") == order.index("to") + 1
+
+
+def test_a_run_that_walked_a_skill_procedure_shows_it_and_never_says_no_skill(app):
+    from app_support import family_upload
+    from family_files import family_recording
+    from recorders.catalogue import SKILL_STEP_SKIPPED
+    from recorders.loading import load_path
+
+    case = "chargeback-procedure-skip-and-approval"
+    events = load_path(str(family_recording(case))).typed_events
+    declined = [e["payload"]["step"] for e in events if e["type"] == SKILL_STEP_SKIPPED]
+    at = family_upload(app, case)
+    at.session_state[TAB] = ROUTE_TAB
+    at = at.run()
+    no_exception(at)
+    assert not any("No skill graph in this run" in info.value for info in at.info)
+    tables = [d.value for d in at.dataframe if "what happened" in d.value.columns]
+    assert len(tables) == 1
+    rows = tables[0].to_dict("records")
+    skipped = [row for row in rows if row["what happened"].startswith("skipped")]
+    assert [row["tool"] for row in skipped] == [step["tool"] for step in declined]
+    assert any(f"declares a procedure of {declined[0]['total']} steps" in text.value
+               for text in at.text)

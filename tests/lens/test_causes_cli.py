@@ -32,7 +32,8 @@ def test_each_cause_has_the_wire_shape_and_cites_real_events(capsys, path):
     assert found
     events = load_path(str(path)).typed_events
     for cause in found:
-        assert KEYS <= set(cause) <= KEYS | {"detail"}
+        assert KEYS <= set(cause) <= KEYS | {"detail", "no_step"}
+        assert (cause["step"] is None) == ("no_step" in cause)
         assert cause["severity"] in ("error", "warning")
         assert all(isinstance(i, int) and 0 <= i < len(events) for i in cause["events"])
         step = cause["step"]
