@@ -24,7 +24,7 @@ import json
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Sequence
 
 from archive.limits import INDEXING_PER_BYTE, FileLimits, MemoryGate, file_limits
 from archive.storable import fit_tables
@@ -176,8 +176,9 @@ def run_rows(recording: Recording, file: str, size_bytes: int, sha256: str,
         if handler is not None:
             handler(event.get("payload"), event.get("meta"))
         walk.see_meta(event.get("meta"))
-    model_calls = _model_call_rows(run.evidence, file, run_id)
-    tool_calls = _tool_call_rows(run.evidence, file, run_id)
+    # The row's run only (a resume's parts included): a file may hold earlier runs too.
+    model_calls = _model_call_rows(run.evidence, file, run_id, facts.run_ids)
+    tool_calls = _tool_call_rows(run.evidence, file, run_id, facts.run_ids)
     entry, exit_ = _root_boundaries(recording.boundary_events)
     route = run.projection(CAUSES_PROFILE).route
     hops = _hop_rows(route, file, run_id)
@@ -228,13 +229,14 @@ def run_rows(recording: Recording, file: str, size_bytes: int, sha256: str,
             "route_hops": hops, "gaps": gaps, "causes": _cause_rows(run, file, run_id)}
 
 
-def _model_call_rows(index: evidence.EvidenceIndex, file: str,
-                     run_id: str) -> list[dict[str, Any]]:
-    """One row per ``stream.llm_start`` (an index built from the boundary log has none)."""
+def _model_call_rows(index: evidence.EvidenceIndex, file: str, run_id: str,
+                     run_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """One row per ``stream.llm_start`` of the run of ``run_ids`` (an index
+    built from the boundary log has none)."""
     if index.source != evidence.SOURCE_TYPED:
         return []
     rows = []
-    for call in index.calls:
+    for call in index.calls_of_run(run_ids):
         tokens_in, tokens_out = usage_tokens(call.usage) if call.ended else (None, None)
         rows.append({
             "file": file, "run_id": run_id, "call_index": call.id,
@@ -249,12 +251,14 @@ def _model_call_rows(index: evidence.EvidenceIndex, file: str,
     return rows
 
 
-def _tool_call_rows(index: evidence.EvidenceIndex, file: str,
-                    run_id: str) -> list[dict[str, Any]]:
-    """One row per ``stream.tool_start`` (an end without its start is no call)."""
+def _tool_call_rows(index: evidence.EvidenceIndex, file: str, run_id: str,
+                    run_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """One row per ``stream.tool_start`` of the run of ``run_ids`` (an end
+    without its start is no call)."""
     if index.source != evidence.SOURCE_TYPED:
         return []
-    started = [tool for tool in index.tool_calls if tool.start_event_index is not None]
+    started = [tool for tool in index.tools_of_run(run_ids)
+               if tool.start_event_index is not None]
     return [{
         "file": file, "run_id": run_id, "call_index": number,
         "tool_call_id": tool.tool_call_id, "tool_name": tool.name,

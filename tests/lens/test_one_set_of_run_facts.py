@@ -22,6 +22,7 @@ from lens.evidence.outcome import ENDINGS
 from lens.run import OpenRun
 from lens.run_facts import runs_held
 from lens.share.html import export_data
+from lens.summary import summarise
 from lens_cli.info_command import outcome_to_wire
 from recorders.loading import first_run, load_file
 
@@ -53,6 +54,11 @@ def test_each_surface_says_what_the_run_facts_say(where, name, path):
                                      facts.runs_in_file)
     if facts.first_message is not None:
         assert row["user_message"] == facts.first_message
+    # The row counts the calls of its own run, as the run bar does (a file can
+    # hold earlier runs; a resumed run's parts are one run).
+    bar = summarise(run.evidence, [], recording.run_info, facts)
+    assert (row["model_calls"], row["tool_calls"]) == (bar.model_calls, bar.tool_calls)
+    assert {call["run_id"] for call in indexed.tables["model_calls"]} <= {facts.run_id}
 
     page = export_data(OpenRun(recording, runs_in_file=runs_held(loaded.runs)), path.name)
     assert _strings(page, page["first"]["sentence"]) == facts.outcome.sentence
