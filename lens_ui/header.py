@@ -85,8 +85,10 @@ def run_bar(run: LoadedRun, profile: str, screen: FirstScreen) -> None:
             chip(screen.file_chip)
         st.caption(figures_line(summary), width="content")
         part = steps_note(summary, run.views(profile).scopes.get(ROOT).steps)
-        if part:  # the steps show part of the run the figures count: said beside them
-            st.caption(part, width="content")
+        if part:  # the steps show part of the run the figures count: said beside them,
+            # in a few words on the bar's line (the whole note wrapped it onto three).
+            st.caption(f"· steps: {summary.calls_in_steps} of {summary.model_calls} calls",
+                       help=part, width="content")
         labels_on_bar(choice)
         with st.popover("Run details", icon=":material/info:", key=RUN_DETAILS,
                         on_change="rerun") as details:
