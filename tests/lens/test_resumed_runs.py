@@ -264,3 +264,35 @@ def test_an_answer_before_the_pause_is_said_to_be_outside_the_commit_log():
     # The commit log is not read for it: any stand-ins will do.
     came = came_from(cause, run.evidence, object(), object(), object())
     assert came is not None and came.stages == () and came.note == NOT_IN_LOG
+
+
+@pytest.mark.parametrize("path", RESUMED, ids=lambda p: p.parent.name)
+def test_a_step_before_the_pause_says_the_commit_log_does_not_hold_it(path):
+    # The steps show the part before the pause; the snapshot's commit log does not.
+    from lens.lineage_view import BEFORE_THE_RESUME_NOTE, pause_note
+
+    run = _open(path)
+    evidence = run.evidence
+    for profile in (PROFILE, "reference"):
+        step_map = run.step_map(profile, ROOT)
+        steps = step_map.steps
+        notes = [pause_note(evidence, steps, p) for p in range(len(steps))]
+        assert BEFORE_THE_RESUME_NOTE in notes and None in notes
+        # The part before the pause comes first: once a step is the resumed part's, so is the rest.
+        assert notes == sorted(notes, key=lambda n: n is None)
+        for position, note in enumerate(notes):
+            call_id, exact = step_map.call_at(position, nearest=False)
+            if exact:  # a step of a model call: noted exactly when the call is before the pause
+                assert (note is not None) == evidence.before_the_resume(
+                    evidence.calls[call_id].run_id)
+
+
+def test_a_step_of_a_run_never_paused_has_no_pause_note():
+    from lens.lineage_view import pause_note
+
+    for path in ALL_FILES:
+        if path in RESUMED:
+            continue
+        run = _open(path)
+        steps = run.scope(PROFILE, ROOT).steps
+        assert all(pause_note(run.evidence, steps, p) is None for p in range(len(steps))), path
