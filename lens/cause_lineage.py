@@ -29,7 +29,7 @@ from typing import Callable, Sequence
 
 from recorders.evidence import EvidenceIndex
 from lens.evidence.cause_record import LikelyCause
-from lens.evidence.nav import BEFORE_THE_PAUSE as PAUSE_WORDS, unshown_part
+from lens.evidence.nav import unshown_part
 from lens.lineage_view import RunLineage, StagePlaces, lineage_of
 from lens.placement import execution_index
 from lens.run import OpenRun
@@ -140,10 +140,9 @@ def came_from(cause: LikelyCause, index: EvidenceIndex, lineage: RunLineage | No
     if lineage is None or values is None or places is None:
         return CameFrom((), None, NO_COMMIT_LOG)
     call = index.calls[cause.answer_call]
-    part = unshown_part(index, call.run_id, "this call")
-    if part == PAUSE_WORDS:  # the snapshot holds the part after the resume only
+    if index.before_the_resume(call.run_id):  # the snapshot holds the resumed part only
         return CameFrom((), None, BEFORE_THE_PAUSE)
-    if call.in_boundary_log is False or part is not None:
+    if call.in_boundary_log is False or unshown_part(index, call.run_id, "this call"):
         return CameFrom((), None, EARLIER_RUN)
     found = values.key_holding(call.output, call.runtime_stage_id, OUTPUT)
     if isinstance(found, NoMatch):

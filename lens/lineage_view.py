@@ -26,6 +26,9 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from recorders import boundary_names
+from recorders.evidence import EvidenceIndex
+from recorders.run_step import RunStep
+from recorders.values import is_number, number_or_none
 from recorders.lineage import DELIM, Lineage, NoCommitLog, deep_equal, own_get, snapshot_of
 from lens.event_places import BOUNDARY, EventPlaces
 from lens.run import DEFAULT_PROFILE, OpenRun
@@ -255,3 +258,33 @@ def snapshot_note(runs_in_file: int, run_id: str | None,
     return (f"This file holds {runs_in_file} runs and one snapshot: the commit log traced here "
             f"is the last run's, {shown}{engine}, the run the steps show. The earlier runs' "
             "writes and reads are not in it.")
+
+
+# A step of the part of a resumed run before its pause: the snapshot was written
+# after the resume, so its one commit log is the resumed part's.
+BEFORE_THE_RESUME_NOTE = ("This step comes before the run's pause: the file's one commit log is "
+                          "the part after the resume's, so none of this step's writes and reads "
+                          "are in it. The key traced here is as that part wrote it.")
+
+
+def resumed_at_ms(index: EvidenceIndex) -> float | None:
+    """When the part of the shown run after its last resume began (its first
+    typed event's wall clock); None when the run was never paused and resumed."""
+    if len(index.shown_run_ids) < 2:
+        return None
+    for event in index.stages.typed_events:
+        meta = event.get("meta") if isinstance(event, dict) else None
+        if isinstance(meta, dict) and meta.get("runId") == index.shown_run:
+            return number_or_none(meta.get("wallClockMs"))
+    return None
+
+
+def pause_note(index: EvidenceIndex, steps: Sequence[RunStep], position: int) -> str | None:
+    """For a step of the part of a paused and resumed run before its pause
+    (timed before the resumed part began), that the commit log traced does
+    not hold it; None otherwise."""
+    resumed = resumed_at_ms(index)
+    if resumed is None or not 0 <= position < len(steps):
+        return None
+    ts = steps[position].ts_ms
+    return BEFORE_THE_RESUME_NOTE if is_number(ts) and ts < resumed else None

@@ -6,8 +6,9 @@ out, wall-clock duration, and the skills the route visited. They count the
 run its facts name (:class:`lens.run_facts.RunFacts`: the last run of the
 file, both parts of one paused and resumed), as the outcome's sentence does,
 from the same records the step detail and the served-context panel show.
-When the steps show only part of it (the boundary log's part after a
-resume), :func:`steps_note` says so.
+The steps show every part of a run paused and resumed (the boundary log
+holds them all); when a step list does not reach back to the part before
+the pause, :func:`steps_note` says so.
 """
 
 from __future__ import annotations
@@ -149,9 +150,9 @@ def figures_line(summary: RunSummary) -> str:
 def steps_note(summary: RunSummary, steps: Sequence[RunStep] = ()) -> str | None:
     """What the steps on screen (``steps``, the root's) leave out of the
     figures, when they do: the part of a paused and resumed run before its
-    resume (the lens projection builds the boundary log's last part only).
-    None when they show every model call counted, or reach back to the
-    run's first call (the reference replay keeps every part)."""
+    resume. None when they show every model call counted, or reach back to
+    the run's first call (both projections replay every part of the boundary
+    log, so this is said only of a log that lacks the part before the pause)."""
     if not summary.resumes or summary.calls_in_steps >= summary.model_calls:
         return None
     first = summary.first_call_ms
@@ -160,8 +161,7 @@ def steps_note(summary: RunSummary, steps: Sequence[RunStep] = ()) -> str | None
     last = "its last resume" if summary.resumes > 1 else "the resume"
     return (f"The run paused for a person and was resumed: the steps show only the part "
             f"after {last} ({summary.calls_in_steps} of its "
-            f"{plural(summary.model_calls, 'model call')}); the reference projection replays "
-            "every part.")
+            f"{plural(summary.model_calls, 'model call')}).")
 
 
 def format_count(value: float | None) -> str:

@@ -24,7 +24,7 @@ from recorders.evidence import ModelCall
 from recorders.projections import DEFAULT_PROFILE
 from recorders.run_step import RunStep
 from lens.evidence.delta import SLOT_TITLES
-from lens.evidence.nav import BEFORE_THE_PAUSE, nav_for_call, unshown_part
+from lens.evidence.nav import nav_for_call, unshown_part
 from lens.lineage_view import NO_COMMIT_LOG, RunLineage
 from lens.value_keys import INPUT, OUTPUT, NoMatch, match_words
 from lens_ui import session
@@ -101,12 +101,11 @@ def _where_from_entry(run: LoadedRun, call: ModelCall, slot: str | None, number:
         why = NO_COMMIT_LOG if lineage is None else BYTES_GONE_WORDS
         st.caption(f"{WHERE_FROM_LABEL} {why}")
         return
-    part = unshown_part(run.evidence, call.run_id, "this call")
-    if part == BEFORE_THE_PAUSE:  # the file's one commit log is the resumed part's
+    if run.evidence.before_the_resume(call.run_id):  # the one commit log is the resumed part's
         st.caption(f"{WHERE_FROM_LABEL} This call comes before the run's pause, and the file's "
                    "one commit log is the part after the resume's: no state key can be named.")
         return
-    if call.in_boundary_log is False or part is not None:
+    if call.in_boundary_log is False or unshown_part(run.evidence, call.run_id, "this call"):
         st.caption(f"{WHERE_FROM_LABEL} This call belongs to an earlier run of the file, and "
                    "the file's one commit log is the last run's: no state key can be named.")
         return

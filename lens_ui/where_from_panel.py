@@ -21,7 +21,8 @@ import streamlit as st
 from recorders.run_step import RunStep
 from lens.key_timeline_figure import key_chart, key_timeline_figure
 from lens.lineage_view import (NO_COMMIT_LOG, RunLineage, StageRow, StagePlaces, WhereFrom,
-                               key_for_step, key_label, lineage_of, snapshot_note, where_from)
+                               key_for_step, key_label, lineage_of, pause_note, snapshot_note,
+                               where_from)
 from lens.value_keys import ValueIndex
 from lens.scopes import ROOT
 from lens.step_places import StepPlace
@@ -171,6 +172,9 @@ def where_from_part(run: LoadedRun, steps: Sequence[RunStep], position: int, key
     several = snapshot_note(facts.runs_in_file, facts.run_id, run.recording.snapshot_run_id)
     if several:
         st.text(several)  # it quotes run ids: recording text
+    paused = pause_note(run.evidence, steps, position)
+    if paused:
+        st.caption(paused)
     chooser = f"{WHERE_FROM_KEY}.{key}.key"
     if asked is not None and asked[0] == run.source.key and asked[1] in keys:
         st.session_state[chooser] = asked[1]

@@ -34,6 +34,7 @@ from recorders import boundary_names
 from recorders.loading import Recording
 from recorders.catalogue import CONTEXT_EVALUATED
 from recorders.counting import noun_for
+from recorders.evidence.run_groups import resumes_of_last_run
 from recorders.route_recorder import RouteRecorder, replay_route
 from recorders.run_step import (
     ACTOR_USER,
@@ -99,8 +100,11 @@ class LensStepRecorder:
     Does not own the route, the typed stream or anything about rendering.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, resumes: int = 0) -> None:
         self.scopes = ScopeTracker()
+        # How many later ``run.entry`` events continue the run (a resume after a
+        # pause for a person, as the typed stream records) instead of starting one.
+        self._resumes_left = resumes
         self._steps: list[RunStep] = []
         self._steps_by_scope: dict[tuple[str, ...], list[int]] = {}
         self._burst: dict[str, Any] | None = None
@@ -166,6 +170,11 @@ class LensStepRecorder:
     # ── handlers ─────────────────────────────────────────────────────
 
     def _on_run_entry(self, event: dict) -> None:
+        if self._run_started and self._resumes_left and self._root_open():
+            # The run paused for a person and was resumed: the same run goes on in
+            # its open scopes, and its steps before the pause stay.
+            self._resumes_left -= 1
+            return
         if self._run_started:
             # A second run in one log: the log holds the last run only.
             self._steps.clear()
@@ -174,6 +183,11 @@ class LensStepRecorder:
             self.scopes.clear()
         self._run_started = True
         self.scopes.open_root(event["runtimeStageId"])
+
+    def _root_open(self) -> bool:
+        """Whether the run is still open: no ``run.exit`` since its ``run.entry``."""
+        root = self.scopes.root
+        return root is not None and not root.ended
 
     def _on_run_exit(self, event: dict) -> None:
         root = self.scopes.ensure_root()
@@ -476,7 +490,10 @@ _HANDLERS = {
 
 
 def lens_run_steps(recording: Recording) -> LensStepRecorder:
-    recorder = LensStepRecorder()
+    """The steps of the run the boundary log holds, every part of a run that
+    paused and was resumed included (the typed stream says how many resumes:
+    the boundary log has no run ids)."""
+    recorder = LensStepRecorder(resumes_of_last_run(recording.typed_events))
     recorder.ingest_domain_events(recording.boundary_events)
     return recorder
 

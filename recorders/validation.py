@@ -221,8 +221,8 @@ class _SeveralRuns(NamedTuple):
 
 def _runs_gap(recording: Recording) -> _ResumedRun | _SeveralRuns | None:
     """What the typed stream's several run ids are: one run paused for a
-    person and resumed (each part has its own id; the steps and the snapshot
-    are the last part's), several runs, or one run (the application's own
+    person and resumed (each part has its own id; the boundary log, and so the
+    steps, hold every part, the snapshot the last only), several runs, or one run (the application's own
     ``consumer-scope`` and a composition's inner runners are no run of their
     own: :func:`recorders.evidence.run_groups`), which is no gap."""
     # Imported here: the evidence package imports the loader, which imports this module.
@@ -237,8 +237,8 @@ def _runs_gap(recording: Recording) -> _ResumedRun | _SeveralRuns | None:
         return _ResumedRun(Gap(
             "paused-and-resumed",
             f"the run paused for a person and was resumed {_times(len(resumed))}: the typed "
-            "stream holds each part under its own run id, and the steps and the snapshot "
-            "cover only the part after the last resume"), len(resumed) + 1)
+            "stream holds each part under its own run id; the steps show every part, and the "
+            "snapshot (the file's state) only the part after the last resume"), len(resumed) + 1)
     return _SeveralRuns(Gap("several-runs", f"the typed stream holds {len(groups)} runs; the "
                             "boundary log and snapshot hold only the last one"))
 

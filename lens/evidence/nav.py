@@ -15,12 +15,12 @@ from recorders.evidence import EvidenceIndex, ModelCall, StepMap, resumed_run_id
 from recorders.evidence.records import CONSUMER_SCOPE
 
 # Why a record of a part of the file the steps do not describe has no step.
-# The steps are built from the last run's part of the boundary log; a run
-# paused for a person and resumed is one run, whose part before the pause
-# the steps do not show.
+# A run paused for a person and resumed is one run; both projections replay
+# every part of the boundary log, so this is said only of a step list that
+# does not reach back to the part before the pause (a boundary log that holds
+# the part after the resume only).
 BEFORE_THE_PAUSE = ("it happened before the pause, and these steps show only the run after it "
-                    "was resumed (the reference projection replays the part before the pause "
-                    "too)")
+                    "was resumed")
 # Why an event of no earlier part, timed before the first step, has no step;
 # after a resume the first step shown is the resumed part's, not the run's.
 BEFORE_THE_FIRST_STEP = "it happened before the run's first step"
@@ -68,12 +68,16 @@ def unshown_part(index: EvidenceIndex, run_id: Any, what: str,
     tool call") has no step because the steps describe another part of the
     file: the part of a resumed run before its pause, or an earlier run. None
     when the steps describe its part (or it belongs to no run), and for the
-    part before a pause when ``step_map``'s steps reach back to ``at``: the
-    reference replay keeps every part of the boundary log, the lens
-    projection only the last."""
-    if run_id in (None, CONSUMER_SCOPE) or index.in_shown_run(run_id):
+    part before a pause when ``step_map``'s steps reach back to ``at`` (both
+    projections replay every part of the boundary log). Without ``step_map``
+    the part before a pause is said so: what the file's state (the snapshot,
+    the last part's) does not hold is :meth:`EvidenceIndex.before_the_resume`."""
+    if run_id in (None, CONSUMER_SCOPE):
         return None
-    if isinstance(run_id, str) and run_id in _shown_group(index)[0]:
+    before_the_resume = index.before_the_resume(run_id)
+    if not before_the_resume and index.in_shown_run(run_id):
+        return None
+    if before_the_resume or (isinstance(run_id, str) and run_id in _shown_group(index)[0]):
         if step_map is None or not _reaches_back(index, step_map, run_id):
             return BEFORE_THE_PAUSE
         timed = isinstance(at, (int, float)) and not isinstance(at, bool)

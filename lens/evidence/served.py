@@ -23,8 +23,7 @@ from recorders.evidence import (MESSAGES, SOURCE_BOUNDARY, SYSTEM_PROMPT, TOOLS,
 from recorders.catalogue import CONTEXT_BUDGET_PRESSURE, short_name
 from recorders.values import is_number, js_number_text, json_text
 from lens.evidence.delta import SLOT_TITLES, ContextDelta, context_delta, slot_order
-from lens.evidence.nav import (BEFORE_THE_PAUSE, Nav, call_title, nav_for_call, nav_for_tool,
-                               unshown_part)
+from lens.evidence.nav import Nav, call_title, nav_for_call, nav_for_tool
 from lens.text import DisplayText, display_text, grouped
 
 # The type of the notes the evidence index keeps of a context.budget_pressure event.
@@ -117,10 +116,9 @@ def served_context(index: EvidenceIndex, call_id: int,
                        "token usage, stop reason and duration are not recorded.")
     if call.failure is not None:
         notices.append("A fatal error was recorded while this call was open (shown below).")
-    if unshown_part(index, call.run_id, "this call") == BEFORE_THE_PAUSE:
+    if index.before_the_resume(call.run_id):
         notices.append("This call comes before the run's pause: the file's snapshot (its state) "
-                       "holds only the part after the resume, and the lens projection's steps "
-                       "show only that part.")
+                       "holds only the part after the resume.")
     elif call.in_boundary_log is False:
         notices.append("This call is not in the boundary log (it belongs to an earlier run), so "
                        "no step on the slider shows it.")

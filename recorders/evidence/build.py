@@ -54,7 +54,7 @@ from typing import Any, Iterable, Mapping
 
 from recorders import boundary_names
 from recorders.counting import counted
-from recorders.evidence.run_groups import run_groups
+from recorders.evidence.run_groups import parts_of_run, run_groups
 from recorders.evidence.records import (
     BY_FINAL_ANSWER,
     BY_LAST_CALL,
@@ -212,9 +212,13 @@ def build_from_events(typed_events: Iterable[Any], boundary_events: Iterable[Any
             builder.feed_typed(position, event)
     index = builder.finish(source, boundary_llm, lean=lean, has_typed_stream=has_typed_stream,
                            complete=complete, has_boundary=bool(boundary))
-    # The typed events the steps can cite are those of the run they show.
-    return replace(index, stages=stage_events(boundary, typed, index.shown_run,
-                                              several_runs=index.shown_run is not None))
+    # The typed events the steps can cite are those of the run they show (each
+    # part of it, when it paused and was resumed).
+    shown_ids = parts_of_run(typed, index.shown_run) if index.shown_run is not None else ()
+    return replace(index, shown_run_ids=shown_ids,
+                   stages=stage_events(boundary, typed, index.shown_run,
+                                       several_runs=index.shown_run is not None,
+                                       shown_run_ids=shown_ids))
 
 
 def _fill(record: Any, **fields: Any) -> None:
@@ -1160,8 +1164,10 @@ class EvidenceBuilder:
                                                   + fold.no_text),
                            has_boundary=False, fatal=fold.fatal)
         events = typed_events if typed_events is not None else []
+        shown_ids = parts_of_run(events, shown_run) if several_runs else ()
         if several_runs:
-            stages = stage_events([], events, shown_run, several_runs=True)
+            stages = stage_events([], events, shown_run, several_runs=True,
+                                  shown_run_ids=shown_ids)
         else:
             shown = self._typed_at_shown = dict(self._typed_at_shown)
             for rid in self._stages_dirty:
@@ -1173,7 +1179,7 @@ class EvidenceBuilder:
             source=source, calls=tuple(calls), tool_calls=tuple(tools),
             turns=tuple(self._turns), search_entries=tuple(self._entries),
             notices=tuple(notices), anomalies=tuple(fold.anomalies), run_ids=run_ids,
-            lean=self._lean, stages=stages, shown_run=shown_run,
+            lean=self._lean, stages=stages, shown_run=shown_run, shown_run_ids=shown_ids,
             findings=tuple(findings), integrity=tuple(fold.ledgers),
             memory=tuple(self._memory), calls_by_stage=self._calls_by_stage,
             tools_by_stage=self._tools_by_stage)

@@ -424,8 +424,12 @@ class EvidenceIndex:
     """Everything the evidence views read, built once per recording.
 
     ``shown_run`` is the run the boundary log, and so the steps, describe:
-    the last run when the typed stream holds several, else None (every call
-    is in it). ``stages`` says which events carry each ``runtimeStageId``.
+    the last run id when the typed stream holds several, else None (every call
+    is in it). ``shown_run_ids`` are the ids of that run's parts when it paused
+    for a person and was resumed (the boundary log, and so the steps, hold
+    every part; the snapshot holds the part of ``shown_run``, the last, only),
+    else ``(shown_run,)``. ``stages`` says which events carry each
+    ``runtimeStageId``.
     """
 
     source: str
@@ -439,6 +443,7 @@ class EvidenceIndex:
     lean: bool
     stages: StageEvents
     shown_run: RunId = None
+    shown_run_ids: tuple[RunId, ...] = ()
     findings: tuple[Finding, ...] = ()
     integrity: tuple[IntegrityLedger, ...] = ()
     memory: tuple[MemoryServed, ...] = ()
@@ -466,20 +471,29 @@ class EvidenceIndex:
         return tuple(self.tool_calls[t] for t in call.tool_calls)
 
     def in_shown_run(self, run_id: RunId) -> bool:
-        """Whether a record of ``run_id`` belongs to the run the steps describe."""
-        return self.shown_run is None or run_id == self.shown_run
+        """Whether a record of ``run_id`` belongs to the run the steps describe
+        (any of its parts, when it paused and was resumed)."""
+        return self.shown_run is None or run_id == self.shown_run or (
+            run_id is not None and run_id in self.shown_run_ids)
+
+    def before_the_resume(self, run_id: RunId) -> bool:
+        """Whether a record of ``run_id`` belongs to a part of the shown run
+        before its last resume: the steps show it, the snapshot (the file's
+        state and commit log, the last part's) does not."""
+        return (self.shown_run is not None and run_id is not None
+                and run_id != self.shown_run and run_id in self.shown_run_ids)
 
     def shown_calls(self) -> tuple[ModelCall, ...]:
         """The model calls of the run the steps describe."""
         if self.shown_run is None:
             return self.calls
-        return tuple(c for c in self.calls if c.run_id == self.shown_run)
+        return tuple(c for c in self.calls if self.in_shown_run(c.run_id))
 
     def shown_tools(self) -> tuple[ToolCall, ...]:
         """The tool calls of the run the steps describe."""
         if self.shown_run is None:
             return self.tool_calls
-        return tuple(t for t in self.tool_calls if t.run_id == self.shown_run)
+        return tuple(t for t in self.tool_calls if self.in_shown_run(t.run_id))
 
     def calls_of_run(self, run_ids: Collection[RunId] = ()) -> tuple[ModelCall, ...]:
         """The model calls of the run of ``run_ids`` (a run's ids: a resume

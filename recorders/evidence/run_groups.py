@@ -13,7 +13,10 @@ always a run of its own:
 
 Anything else that brings a new id (``runner.run`` called again) is a new run,
 as in ``multirun-agent-two-runs``. :func:`run_groups` gives each run's ids in
-the order they appear; the boundary log, and so the steps, describe the last.
+the order they appear; the boundary log, and so the steps, describe the last
+(every part of it: in the recordings, the boundary log of a file of several
+runs holds the last one only, while a resumed run's holds each part, opened by
+a ``run.entry`` of its own).
 
 Owns: that grouping, in one pass over the events. Does not own: splitting a
 file into the runs the loader hands out (``recorders/loading.py``), or what a
@@ -37,6 +40,25 @@ def resumed_run_ids(typed_events: Iterable[Any]) -> frozenset[str]:
     """The run ids that joined their run because a ``pause.resume`` came
     before them: each names the part of a run after a person answered."""
     return _grouped(typed_events)[1]
+
+
+def parts_of_run(typed_events: Iterable[Any], run_id: Any) -> tuple[str, ...]:
+    """The run ids of the parts of the run that ``run_id`` is a part of, when
+    it was paused and resumed (every id of its run, in order); else
+    ``(run_id,)`` alone (a composition's inner runner stays its own id)."""
+    groups, by_resume = _grouped(typed_events)
+    for group in groups:
+        if run_id in group:
+            return group if any(r in by_resume for r in group) else (run_id,)
+    return (run_id,) if isinstance(run_id, str) else ()
+
+
+def resumes_of_last_run(typed_events: Iterable[Any]) -> int:
+    """How many times the last run (the one the boundary log holds) was
+    resumed: each resume opens one more part, with a ``run.entry`` of its own
+    in the boundary log, of the same run."""
+    groups, by_resume = _grouped(typed_events)
+    return sum(1 for r in groups[-1] if r in by_resume) if groups else 0
 
 
 def _grouped(typed_events: Iterable[Any]) -> tuple[tuple[tuple[str, ...], ...], frozenset[str]]:

@@ -46,9 +46,11 @@ class StageEvents:
 
 
 def stage_events(boundary_events: list, typed_events: list, shown_run: Any, *,
-                 several_runs: bool) -> StageEvents:
+                 several_runs: bool, shown_run_ids: tuple = ()) -> StageEvents:
     """Index both streams by ``runtimeStageId``, one tight pass each; with
-    ``several_runs``, keep the typed events of ``shown_run`` only."""
+    ``several_runs``, keep the typed events of ``shown_run`` only, or of
+    ``shown_run_ids`` when given (every part of a run paused and resumed)."""
+    shown_ids = tuple(shown_run_ids) or (shown_run,)
     boundary_at: dict[str, list[int]] = {}
     first_ts: dict[str, float] = {}
     started = ended = None
@@ -82,7 +84,7 @@ def stage_events(boundary_events: list, typed_events: list, shown_run: Any, *,
             continue
         rid = meta.get("runtimeStageId")
         if (rid.__class__ is not str and not isinstance(rid, str)) or (
-                several_runs and meta.get("runId") != shown_run):
+                several_runs and meta.get("runId") not in shown_ids):
             continue
         positions = typed_at.get(rid)
         if positions is None:

@@ -2,9 +2,11 @@
 
 The typed stream holds the part before the pause, the application's own
 pause events and the part after the resume, each under its own run id; the
-steps are built from the last part only. Whatever the file holds, Lens must
-say which part a cause sits in rather than leave a bare "no step", count the
-run the same way on the bar and in the outcome, and say that it paused.
+boundary log holds every part, and so do the steps of both projections; the
+snapshot (the file's state and commit log) holds the part after the resume
+only. Lens must place every cause on a step of its own call, count the run
+the same way on the bar and in the outcome, say that it paused, and say of a
+call before the pause that the file's state does not hold it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import pytest
 from corpus_files import case_names, recording_path
 from family_files import family_names, family_recording
 from lens.evidence.causes import likely_causes
-from lens.evidence.nav import BEFORE_THE_FIRST_STEP, BEFORE_THE_PAUSE, BEFORE_THE_RESUMED_STEPS
+from lens.evidence.nav import (BEFORE_THE_FIRST_STEP, BEFORE_THE_PAUSE, BEFORE_THE_RESUMED_STEPS,
+                               nav_for_call)
 from lens.run import OpenRun
 from lens.scopes import ROOT
 from lens.summary import figures_line, steps_note, summarise
@@ -46,19 +49,38 @@ def test_the_project_holds_resumed_runs():
     assert len(RESUMED) >= 2
 
 
+def _event_ms(run: OpenRun, index: int) -> float | None:
+    meta = run.recording.typed_events[index].get("meta") or {}
+    return meta.get("wallClockMs")
+
+
+@pytest.mark.parametrize("profile", ["lens", "reference"])
 @pytest.mark.parametrize("path", RESUMED, ids=lambda p: p.parent.name)
-def test_a_cause_before_the_pause_says_so(path):
+def test_every_cause_of_a_resumed_run_lands_on_a_step_of_its_call(path, profile):
+    # The steps hold both parts: a cause of the part before the pause has its step,
+    # and the step shows the model call the cause's event belongs to. Only an event
+    # timed before the run's first step (a guard on the user's message, before the
+    # first model call) has none, as in any run.
     run = _open(path)
-    shown = run.evidence.shown_run
-    causes = likely_causes(run.evidence, run.step_map(PROFILE, ROOT), gaps=run.recording.gaps)
+    step_map = run.step_map(profile, ROOT)
+    first_step_ms = min(s.ts_ms for s in run.scope(profile, ROOT).steps)
+    causes = likely_causes(run.evidence, step_map, gaps=run.recording.gaps)
     by_position = {f.event_index: f for f in run.evidence.findings}
-    before = [c for c in causes if any(
-        by_position.get(i) is not None and by_position[i].run_id not in (None, shown,
-                                                                         "consumer-scope")
-        for i in c.events)]
-    for cause in before:
-        assert cause.nav is not None and cause.nav.step is None
-        assert cause.nav.why_no_step == BEFORE_THE_PAUSE
+    placed_before_the_pause = 0
+    for cause in causes:
+        assert cause.nav is not None and cause.events, cause.headline
+        finding = by_position.get(cause.events[0])
+        if cause.nav.step is None:
+            assert cause.nav.why_no_step == BEFORE_THE_FIRST_STEP, cause.headline
+            assert _event_ms(run, cause.events[0]) < first_step_ms
+            continue
+        if finding is not None and finding.call is not None:
+            assert step_map.call_at(cause.nav.step)[0] == finding.call, cause.headline
+        if finding is not None and run.evidence.before_the_resume(finding.run_id):
+            placed_before_the_pause += 1
+    assert placed_before_the_pause or not any(
+        run.evidence.before_the_resume(by_position[i].run_id)
+        for c in causes for i in c.events[:1] if i in by_position)
 
 
 @pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: p.parent.name)
@@ -86,19 +108,43 @@ def test_the_bar_and_the_outcome_count_the_same_model_calls(path):
 
 
 @pytest.mark.parametrize("path", RESUMED, ids=lambda p: p.parent.name)
-def test_a_resumed_run_says_it_paused_and_what_its_steps_show(path):
+def test_a_resumed_run_says_it_paused_and_its_steps_show_every_part(path):
     run = _open(path)
     sentence = run.facts.outcome.sentence
     assert sentence.startswith("The run ") and sentence.endswith(", and was resumed.")
     assert " It had paused " in sentence
     summary = _summary(run)
     assert summary.model_calls == len(run.evidence.calls_of_run(run.facts.run_ids))
-    assert summary.calls_in_steps == len(run.evidence.shown_calls()) < summary.model_calls
-    note = steps_note(summary, run.scope(PROFILE, ROOT).steps)
+    # Both parts are the run the steps show: no note that they show only the last.
+    assert summary.calls_in_steps == len(run.evidence.shown_calls()) == summary.model_calls
+    assert set(run.evidence.shown_run_ids) == set(run.facts.run_ids)
+    for profile in (PROFILE, "reference"):
+        assert steps_note(summary, run.scope(profile, ROOT).steps) is None
+
+
+def test_the_steps_note_is_said_when_the_steps_leave_out_the_part_before_the_pause():
+    from dataclasses import replace
+
+    run = _open(RESUMED[0])
+    summary = replace(_summary(run), calls_in_steps=3)
+    late = [s for s in run.scope(PROFILE, ROOT).steps if s.ts_ms > summary.first_call_ms]
+    note = steps_note(summary, late)
     assert note is not None and "only the part after the resume" in note
-    assert f"({summary.calls_in_steps} of its {summary.model_calls} model calls)" in note
-    # The reference replay keeps the part before the pause: its steps reach back.
-    assert steps_note(summary, run.scope("reference", ROOT).steps) is None
+    assert f"(3 of its {summary.model_calls} model calls)" in note
+
+
+def test_a_file_of_two_runs_shows_its_last_run_only():
+    run = _open(recording_path("multirun-agent-two-runs"))
+    evidence, step_map = run.evidence, run.step_map(PROFILE, ROOT)
+    earlier = [c for c in evidence.calls if not evidence.in_shown_run(c.run_id)]
+    assert earlier and evidence.shown_run_ids == (evidence.shown_run,)
+    assert all(c.run_id == evidence.shown_run for c in evidence.shown_calls())
+    for call in earlier:
+        assert step_map.steps_for_call(call.id) == ()
+        nav = nav_for_call(evidence, step_map, call.id)
+        assert nav.step is None and "earlier run" in nav.why_no_step
+    for call in evidence.shown_calls():
+        assert step_map.steps_for_call(call.id)
 
 
 @pytest.mark.parametrize("path", [p for p in ALL_FILES if p not in RESUMED],
@@ -110,14 +156,6 @@ def test_a_run_never_resumed_says_nothing_of_a_pause_resumed(path):
     assert steps_note(_summary(run), run.scope(PROFILE, ROOT).steps) is None
 
 
-@pytest.mark.parametrize("path", RESUMED, ids=lambda p: p.parent.name)
-def test_an_event_timed_before_the_resumed_steps_is_not_said_to_precede_the_run(path):
-    # After a resume the first step shown is the resumed part's, not the run's first.
-    run = _open(path)
-    causes = likely_causes(run.evidence, run.step_map(PROFILE, ROOT), gaps=run.recording.gaps)
-    for cause in causes:
-        if cause.nav is not None and cause.nav.step is None:
-            assert cause.nav.why_no_step in (BEFORE_THE_PAUSE, BEFORE_THE_RESUMED_STEPS)
 
 
 def test_the_resume_rule_names_the_ids_after_a_resume_only():
@@ -180,10 +218,12 @@ def test_under_the_reference_replay_a_cause_before_the_pause_keeps_its_step(path
             assert cause.nav.why_no_step == BEFORE_THE_FIRST_STEP
 
 
+@pytest.mark.parametrize("profile", [PROFILE, "reference"])
 @pytest.mark.parametrize("path", RESUMED, ids=lambda p: p.parent.name)
-def test_under_the_reference_replay_nothing_is_said_to_precede_the_resume(path):
+def test_nothing_is_said_to_precede_the_resume(path, profile):
+    # Both projections replay every part: no cause is said to sit before the pause.
     run = _open(path)
-    causes = likely_causes(run.evidence, run.step_map("reference", ROOT), gaps=run.recording.gaps)
+    causes = likely_causes(run.evidence, run.step_map(profile, ROOT), gaps=run.recording.gaps)
     for cause in causes:
         if cause.nav is not None and cause.nav.step is None:
             assert cause.nav.why_no_step not in (BEFORE_THE_PAUSE, BEFORE_THE_RESUMED_STEPS)
@@ -200,8 +240,12 @@ def test_a_call_before_the_pause_says_the_snapshot_does_not_hold_it(path):
     assert before
     for call in before:
         served = served_context(run.evidence, call.id, steps)
-        assert any(n.startswith("This call comes before the run's pause") for n in served.notices)
-        assert served.start_nav.step is None and served.start_nav.why_no_step == BEFORE_THE_PAUSE
+        notes = [n for n in served.notices if n.startswith("This call comes before the run's pause")]
+        assert notes and "holds only the part after the resume" in notes[0]
+        assert "steps" not in notes[0]  # the steps do show it
+        # Its step is its own: the link from its served context leads to it.
+        assert served.start_nav.step is not None and served.start_nav.exact
+        assert steps.call_at(served.start_nav.step)[0] == call.id
     for call in run.evidence.calls:
         if call.run_id == shown:
             notices = served_context(run.evidence, call.id, steps).notices
@@ -220,3 +264,35 @@ def test_an_answer_before_the_pause_is_said_to_be_outside_the_commit_log():
     # The commit log is not read for it: any stand-ins will do.
     came = came_from(cause, run.evidence, object(), object(), object())
     assert came is not None and came.stages == () and came.note == NOT_IN_LOG
+
+
+@pytest.mark.parametrize("path", RESUMED, ids=lambda p: p.parent.name)
+def test_a_step_before_the_pause_says_the_commit_log_does_not_hold_it(path):
+    # The steps show the part before the pause; the snapshot's commit log does not.
+    from lens.lineage_view import BEFORE_THE_RESUME_NOTE, pause_note
+
+    run = _open(path)
+    evidence = run.evidence
+    for profile in (PROFILE, "reference"):
+        step_map = run.step_map(profile, ROOT)
+        steps = step_map.steps
+        notes = [pause_note(evidence, steps, p) for p in range(len(steps))]
+        assert BEFORE_THE_RESUME_NOTE in notes and None in notes
+        # The part before the pause comes first: once a step is the resumed part's, so is the rest.
+        assert notes == sorted(notes, key=lambda n: n is None)
+        for position, note in enumerate(notes):
+            call_id, exact = step_map.call_at(position, nearest=False)
+            if exact:  # a step of a model call: noted exactly when the call is before the pause
+                assert (note is not None) == evidence.before_the_resume(
+                    evidence.calls[call_id].run_id)
+
+
+def test_a_step_of_a_run_never_paused_has_no_pause_note():
+    from lens.lineage_view import pause_note
+
+    for path in ALL_FILES:
+        if path in RESUMED:
+            continue
+        run = _open(path)
+        steps = run.scope(PROFILE, ROOT).steps
+        assert all(pause_note(run.evidence, steps, p) is None for p in range(len(steps))), path
