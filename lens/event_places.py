@@ -24,10 +24,12 @@ TYPED, BOUNDARY = "typed", "boundary"
 
 @dataclass(frozen=True)
 class EventPlace:
-    """The step an event is shown at, and whether exactly (else it happened after it)."""
+    """The step an event is shown at, and whether exactly (else it happened
+    after it; or, ``before``, before it)."""
 
     place: StepPlace
     exact: bool
+    before: bool = False
 
 
 class EventPlaces:
@@ -64,7 +66,7 @@ class EventPlaces:
             return None
         nav = nav_for_event(self._evidence, self._step_map, event_index)
         place = self._everywhere.place(nav.step) if nav is not None else None
-        return None if place is None else EventPlace(place, nav.exact)
+        return None if place is None else EventPlace(place, nav.exact, nav.before)
 
     def latest_typed(self, event_indexes: Iterable[int]) -> EventPlace | None:
         """Of these typed events' steps, the latest in run order (the root's list
@@ -78,7 +80,8 @@ class EventPlaces:
                 continue
             if best is None or nav.step >= best.step:
                 best = nav
-        return None if best is None else EventPlace(self._everywhere.place(best.step), best.exact)
+        return None if best is None else EventPlace(self._everywhere.place(best.step), best.exact,
+                                                    best.before)
 
 
 def _as_typed(event: Any) -> dict:

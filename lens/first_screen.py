@@ -147,7 +147,7 @@ def _top_cause(cause: LikelyCause, place_of: Callable[[int], StepPlace | None],
         why = nav.why_no_step if nav is not None and nav.why_no_step else "no step shows it"
         return TopCause(cause.headline, cause.is_error, cause.kind, None, f"no step: {why}",
                         came)
-    where = step_words(place, nav.exact)
+    where = step_words(place, nav.exact, nav.before)
     if place.path != ROOT:
         where += f" in ▸ {place.scope_name}"
     return TopCause(cause.headline, cause.is_error, cause.kind, place, where, came)

@@ -62,15 +62,18 @@ class ScopedSteps:
         return 0 <= position < self.local_count
 
 
-def step_words(place: StepPlace, exact: bool = True) -> str:
+def step_words(place: StepPlace, exact: bool = True, before: bool = False) -> str:
     """Where something is, in the words every surface uses: ``step 4 of 9``;
     for what no step shows exactly (a link leads to the last step at or before
-    it), which two steps it happened between, or that it came after the last.
-    Numbers and fixed words only: the scope is named by the caller, which
-    knows whether it is the one on screen."""
+    it), which two steps it happened between, or that it came after the last;
+    ``before``: that it came before this step (the first, for what happened
+    before every step). Numbers and fixed words only: the scope is named by
+    the caller, which knows whether it is the one on screen."""
     number = place.index + 1
     if exact:
         return f"step {number} of {place.count}"
+    if before:
+        return f"before step {number} of {place.count}"
     if number < place.count:
         return f"between steps {number} and {number + 1} of {place.count}"
     return f"after step {number} of {place.count}, the last"

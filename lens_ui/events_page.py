@@ -116,12 +116,13 @@ def _step_link(run: LoadedRun, stream: str, position: int, key: str) -> None:
         return
     place = found.place
     # The same words as every surface that links to a step (lens.step_places).
-    where = step_words(place, found.exact)
+    where = step_words(place, found.exact, found.before)
     if len(place.path) > 1:
         where += " in ▸ " + markdown_literal(one_line(place.path[-1], SCOPE_NAME_CHARS))
     label = run.views(profile).scopes.get(place.path).steps[place.index].label
     # No step shows an event between two steps: the link opens the one before it.
-    opens = "Open the step that holds it" if found.exact else "Open the step before it"
+    opens = ("Open the step that holds it" if found.exact
+             else "Open the step after it" if found.before else "Open the step before it")
     st.button(f"{opens}: {where} · {markdown_literal(one_line(label, 60))}",
               key=f"{key}.go", icon=":material/my_location:", on_click=_go_to_step,
               args=(place.path, place.index))

@@ -22,7 +22,9 @@ keyed by what the event belongs to, first match wins:
    is such a note (else at the end of the call before it);
 6. an event at a stage a step is anchored at: that step (the first in run order);
 7. anything else: the last step at or before its time, which means it
-   happened between that step and the next.
+   happened between that step and the next; an event before every step
+   (a guard reading the user's message before the first model call) leads to
+   the run's first step, said to come before it.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ from recorders.evidence.records import BY_FINAL_ANSWER, BY_LAST_CALL
 from recorders.run_step import RunStep
 from recorders.values import ROOT_PATH as ROOT
 from recorders.values import number_or_none
-from lens.evidence.nav import Nav, before_the_steps, nav_for_call, nav_for_tool, unshown_part
+from lens.evidence.nav import (BEFORE_THE_FIRST_STEP, Nav, before_the_steps, nav_for_call,
+                               nav_for_tool, unshown_part)
 from lens.placement import execution_index
 from lens.step_detail import LLM_TO_TOOL, LLM_TO_USER, actor_arrow
 
@@ -120,7 +123,8 @@ def nav_for_event(index: EvidenceIndex, step_map: StepMap | None,
     run_id = meta.get("runId")
     unshown = unshown_part(index, run_id, "this event", step_map,
                            number_or_none(meta.get("wallClockMs")))
-    if unshown is not None:
+    # Before the first step of a part the steps show: placed as any such event, below.
+    if unshown is not None and unshown != BEFORE_THE_FIRST_STEP:
         return Nav(None, False, why_no_step=unshown)
     stage = meta.get("runtimeStageId")
     # A step anchored at the event's own stage shows it (a router's decision at its step).
@@ -130,7 +134,11 @@ def nav_for_event(index: EvidenceIndex, step_map: StepMap | None,
     step = _step_at_its_time(step_map.steps, number_or_none(meta.get("wallClockMs")),
                              meta.get("subflowPath"))
     if step is None:
-        return Nav(None, False, why_no_step=before_the_steps(index, step_map))
+        why = before_the_steps(index, step_map)
+        if why != BEFORE_THE_FIRST_STEP:  # the steps begin after a resume: not this part's
+            return Nav(None, False, why_no_step=why)
+        first = min(range(len(step_map.steps)), key=lambda p: _run_order(step_map.steps[p]))
+        return Nav(first, False, why_no_step=why, before=True)
     return Nav(step, False, why_no_step="no call is tied to this event; the step at its time")
 
 

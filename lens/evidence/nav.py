@@ -39,6 +39,9 @@ class Nav:
     call_id: int | None = None
     tool_id: int | None = None
     why_no_step: str | None = None
+    # Not exact, and the step comes after it (the run's first step, for what
+    # happened before every step) rather than before it.
+    before: bool = False
 
 
 def call_title(call: ModelCall) -> str:

@@ -169,7 +169,7 @@ class _Builder:
     def nav(self, nav: Nav | None) -> dict | None:
         if nav is None:
             return None
-        return {"to": self.place(nav.step), "exact": nav.exact,
+        return {"to": self.place(nav.step), "exact": nav.exact, "before": nav.before,
                 "why": self.strings.text(nav.why_no_step)}
 
     def build(self) -> dict:

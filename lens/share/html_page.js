@@ -64,6 +64,11 @@
     if (view) state.view = view;
     render();
   }
+  // A link's words, as the app's (lens.step_places.step_words): the step, the
+  // nearest before what no step shows, or the first step, for what came before every step.
+  function navLabel(nav) {
+    return nav.exact ? "Go to step" : nav.before ? "Before step" : "Nearest step";
+  }
   function stepLink(place, label) {
     if (!place) return null;
     const scope = scopeOf(place[0]);
@@ -413,7 +418,7 @@
     box.appendChild(el("div", "piece-head", head));
     if (content !== null) box.appendChild(valueBox(content));
     else box.appendChild(caption("No content recorded."));
-    if (nav && nav.to) box.appendChild(stepLink(nav.to, nav.exact ? "Go to step" : "Nearest step"));
+    if (nav && nav.to) box.appendChild(stepLink(nav.to, navLabel(nav)));
     return box;
   }
 
@@ -619,7 +624,7 @@
       if (cause.detail !== null) recorded.appendChild(valueBox(cause.detail));
       box.appendChild(recorded);
       const nav = cause.nav;
-      if (nav && nav.to) box.appendChild(stepLink(nav.to, nav.exact ? "Go to step" : "Nearest step"));
+      if (nav && nav.to) box.appendChild(stepLink(nav.to, navLabel(nav)));
       else if (nav && nav.why !== null) box.appendChild(caption("No step: " + str(nav.why)));
       main.appendChild(box);
     }
@@ -646,7 +651,7 @@
       const item = el("div", "top-cause " + (cause.error ? "error" : "warning"));
       item.appendChild(el("div", "text", str(cause.headline)));
       const nav = cause.nav;
-      if (nav && nav.to) item.appendChild(stepLink(nav.to, nav.exact ? "Go to step" : "Nearest step"));
+      if (nav && nav.to) item.appendChild(stepLink(nav.to, navLabel(nav)));
       else if (nav && nav.why !== null) item.appendChild(caption("No step: " + str(nav.why)));
       if (cause.cameFrom) item.appendChild(cameFromLine(cause.cameFrom));
       list.appendChild(item);

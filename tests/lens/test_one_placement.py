@@ -152,9 +152,37 @@ def test_an_event_between_two_steps_is_said_to_be_between_them():
     places = EventPlaces.for_run(run, PROFILE)
     between = [found for found in (places.step_of(TYPED, index)
                                    for index in range(len(run.recording.typed_events)))
-               if found is not None and not found.exact
+               if found is not None and not found.exact and not found.before
                and found.place.index + 1 < found.place.count]
     assert between, "the loop run has events no step shows exactly"
     words = step_words(between[0].place, exact=False)
     number = between[0].place.index + 1
     assert words.startswith(f"between steps {number} and {number + 1} of ")
+
+
+@pytest.mark.parametrize("where, case", EVERY_RUN, ids=[f"{w}:{c}" for w, c in EVERY_RUN])
+def test_a_cause_before_every_step_leads_to_the_first_step_said_to_come_before_it(where, case):
+    """A guard that reads the user's message before the first model call has
+    no step at or before it: its link leads to the run's first step, and every
+    surface says it came before that step (never "no step", never "between")."""
+    run = opened(case, where)
+    events = run.recording.typed_events
+    steps = run.step_map(PROFILE, ROOT).steps
+    first_ts = min((step.ts_ms for step in steps if step.ts_ms is not None), default=None)
+    places = EventPlaces.for_run(run, PROFILE)
+    for cause in causes_linked_from(run, ROOT):
+        if not cause.events or first_ts is None:
+            continue
+        meta = events[cause.events[0]].get("meta") or {}
+        at = meta.get("wallClockMs")
+        if not isinstance(at, (int, float)) or at >= first_ts:
+            continue
+        if (meta.get("runId") not in run.evidence.shown_run_ids
+                and meta.get("runId") != run.evidence.shown_run):
+            continue  # an earlier run's: it has no steps
+        found = places.step_of(TYPED, cause.events[0])
+        if found is None or found.exact:
+            continue  # owned by a call or tool whose step shows it
+        assert cause.nav is not None and cause.nav.step is not None, (case, cause.headline)
+        assert found.before and found.place.index == 0, (case, cause.headline, found)
+        assert step_words(found.place, found.exact, found.before).startswith("before step 1 of ")
