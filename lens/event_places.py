@@ -76,7 +76,9 @@ class EventPlaces:
             if not 0 <= event_index < len(self._typed):
                 continue
             nav = nav_for_event(self._evidence, self._step_map, event_index)
-            if nav is None or self._everywhere.place(nav.step) is None:
+            # What came before every step leads to the first step, but no step
+            # shows it: a stage that ran only then (Initialize) has no step.
+            if nav is None or nav.before or self._everywhere.place(nav.step) is None:
                 continue
             if best is None or nav.step >= best.step:
                 best = nav

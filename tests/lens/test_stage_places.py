@@ -40,13 +40,15 @@ def stage_of(event) -> str | None:
 
 
 def event_steps(run: OpenRun) -> dict[str, list[int]]:
-    """Stage → the root list positions (run order) its typed events are shown at."""
+    """Stage → the root list positions (run order) its typed events are shown at
+    (an event before every step is shown at none)."""
     step_map = run.step_map(PROFILE, ROOT)
     found: dict[str, list[int]] = {}
     for index, event in enumerate(run.recording.typed_events):
         rid = stage_of(event)
         nav = nav_for_event(run.evidence, step_map, index) if rid else None
-        if nav is not None and nav.step is not None:
+        # An event before every step leads to the first step, which does not show it.
+        if nav is not None and nav.step is not None and not nav.before:
             found.setdefault(rid, []).append(nav.step)
     return found
 
