@@ -82,8 +82,7 @@ class EventPlaces:
                 continue
             if best is None or nav.step >= best.step:
                 best = nav
-        return None if best is None else EventPlace(self._everywhere.place(best.step), best.exact,
-                                                    best.before)
+        return None if best is None else EventPlace(self._everywhere.place(best.step), best.exact)
 
 
 def _as_typed(event: Any) -> dict:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from lens.text import grouped, one_line
-from recorders.counting import noun_for
+from recorders.counting import noun_for, times  # noqa: F401 (times: said here too)
 
 QUOTE_CHARS = 100
 
@@ -20,11 +20,6 @@ QUOTE_CHARS = 100
 def plural(count: int | float, noun: str) -> str:
     """``1 tool call``, ``3 tool calls``, ``2 entries``."""
     return f"{grouped(count)} {noun_for(count, noun)}"
-
-
-def times(count: int) -> str:
-    """``once``, ``twice``, ``3 times``."""
-    return {1: "once", 2: "twice"}.get(count, f"{grouped(count)} times")
 
 
 def money(value: float) -> str:

@@ -25,3 +25,8 @@ def noun_for(count: int | float, noun: str) -> str:
 def counted(count: int, noun: str) -> str:
     """``1 tool call``, ``12,841 events``, ``0 entries``."""
     return f"{count:,} {noun_for(count, noun)}"
+
+
+def times(count: int) -> str:
+    """``once``, ``twice``, ``3 times``, ``1,500 times``."""
+    return {1: "once", 2: "twice"}.get(count, f"{count:,} times")

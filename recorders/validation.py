@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from recorders import boundary_names
 from recorders.balance import BalanceReport, BalanceTracker
 from recorders.catalogue import LLM_END, LLM_START, TOOL_START
-from recorders.counting import counted
+from recorders.counting import counted, times
 from recorders.errors import RecordingError
 from recorders.event_types import KNOWN_BOUNDARY_TYPES, KNOWN_TYPED_TYPES
 from recorders.gaps import Gap
@@ -226,25 +226,19 @@ def _runs_gap(recording: Recording) -> _ResumedRun | _SeveralRuns | None:
     ``consumer-scope`` and a composition's inner runners are no run of their
     own: :func:`recorders.evidence.run_groups`), which is no gap."""
     # Imported here: the evidence package imports the loader, which imports this module.
-    from recorders.evidence.run_groups import resumed_run_ids, run_groups
+    from recorders.evidence.run_groups import run_grouping
 
-    events = recording.typed_events
-    groups = run_groups(events)
-    resumed = resumed_run_ids(events)
+    groups, resumed = run_grouping(recording.typed_events)
     if len(groups) <= 1 and not resumed:
         return None
     if resumed and len(groups) == 1:
         return _ResumedRun(Gap(
             "paused-and-resumed",
-            f"the run paused for a person and was resumed {_times(len(resumed))}: the typed "
+            f"the run paused for a person and was resumed {times(len(resumed))}: the typed "
             "stream holds each part under its own run id; the steps show every part, and the "
             "snapshot (the file's state) only the part after the last resume"), len(resumed) + 1)
     return _SeveralRuns(Gap("several-runs", f"the typed stream holds {len(groups)} runs; the "
                             "boundary log and snapshot hold only the last one"))
-
-
-def _times(count: int) -> str:
-    return {1: "once", 2: "twice"}.get(count, f"{count:,} times")
 
 
 def _known_path(paths: dict[tuple, list], path: list) -> list | None:

@@ -11,7 +11,8 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from recorders.evidence import EvidenceIndex, ModelCall, StepMap, resumed_run_ids, run_groups
+from recorders.evidence import EvidenceIndex, ModelCall, StepMap
+from recorders.evidence.run_groups import run_grouping
 from recorders.evidence.records import CONSUMER_SCOPE
 
 # Why a record of a part of the file the steps do not describe has no step.
@@ -117,10 +118,10 @@ def _shown_group(index: EvidenceIndex) -> tuple[frozenset[Any], bool]:
     key = id(index)
     found = _GROUPS.get(key)
     if found is None:
-        events = index.stages.typed_events
-        groups = [g for g in run_groups(events) if index.shown_run in g]
-        found = _GROUPS[key] = (frozenset(groups[-1]) if groups else frozenset(),
-                                index.shown_run in resumed_run_ids(events))
+        groups, resumed = run_grouping(index.stages.typed_events)
+        ours = [g for g in groups if index.shown_run in g]
+        found = _GROUPS[key] = (frozenset(ours[-1]) if ours else frozenset(),
+                                index.shown_run in resumed)
         weakref.finalize(index, _GROUPS.pop, key, None)
     return found
 

@@ -33,20 +33,20 @@ from recorders.evidence.records import CONSUMER_SCOPE
 
 def run_groups(typed_events: Iterable[Any]) -> tuple[tuple[str, ...], ...]:
     """Each run's run ids, runs and ids in order of first appearance."""
-    return _grouped(typed_events)[0]
+    return run_grouping(typed_events)[0]
 
 
 def resumed_run_ids(typed_events: Iterable[Any]) -> frozenset[str]:
     """The run ids that joined their run because a ``pause.resume`` came
     before them: each names the part of a run after a person answered."""
-    return _grouped(typed_events)[1]
+    return run_grouping(typed_events)[1]
 
 
 def parts_of_run(typed_events: Iterable[Any], run_id: Any) -> tuple[str, ...]:
     """The run ids of the parts of the run that ``run_id`` is a part of, when
     it was paused and resumed (every id of its run, in order); else
     ``(run_id,)`` alone (a composition's inner runner stays its own id)."""
-    groups, by_resume = _grouped(typed_events)
+    groups, by_resume = run_grouping(typed_events)
     for group in groups:
         if run_id in group:
             return group if any(r in by_resume for r in group) else (run_id,)
@@ -57,12 +57,14 @@ def resumes_of_last_run(typed_events: Iterable[Any]) -> int:
     """How many times the last run (the one the boundary log holds) was
     resumed: each resume opens one more part, with a ``run.entry`` of its own
     in the boundary log, of the same run."""
-    groups, by_resume = _grouped(typed_events)
+    groups, by_resume = run_grouping(typed_events)
     return sum(1 for r in groups[-1] if r in by_resume) if groups else 0
 
 
-def _grouped(typed_events: Iterable[Any]) -> tuple[tuple[tuple[str, ...], ...], frozenset[str]]:
-    """The one pass: (each run's ids, the ids that a resume joined to a run)."""
+def run_grouping(typed_events: Iterable[Any]) -> tuple[tuple[tuple[str, ...], ...], frozenset[str]]:
+    """The one pass: (each run's ids, as :func:`run_groups`; the ids that a
+    resume joined to a run, as :func:`resumed_run_ids`), for a caller that
+    needs both."""
     groups: list[list[str]] = []
     seen: set[str] = set()
     by_resume: set[str] = set()
